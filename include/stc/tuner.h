@@ -1,0 +1,251 @@
+/* stc/tuner.h - the stack tuner (DESIGN.md section 6).
+ *
+ * Chooses among semantically equivalent candidates for one problem. The
+ * tuner never runs a candidate itself: it calls the caller's trial runner
+ * (validate, measure). It keeps decisions in memory and, for persistent
+ * problems with a cache directory, on disk (stc/tuner_cache.h).
+ *
+ * Thread safety: one stc_tuner may be used from many threads at once. No
+ * internal lock is held while a runner callback runs; a caller that finds
+ * the same key or device being tuned gets the reference at once ("busy"). */
+#ifndef STC_TUNER_H
+#define STC_TUNER_H
+
+#include "stc/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum stc_scope {
+  STC_SCOPE_OPERATOR = 0,
+  STC_SCOPE_GRAPH = 1,    /* a fused graph */
+  STC_SCOPE_PIPELINE = 2, /* a whole pipeline: key includes lower-level fingerprint */
+} stc_scope;
+
+typedef enum stc_tune_mode {
+  STC_MODE_EXPLORE = 0,
+  STC_MODE_CACHE_ONLY = 1,
+  STC_MODE_DISABLED = 2,
+} stc_tune_mode;
+
+/* "explore" / "cache-only" / "off"; parse accepts "disabled" too. */
+const char *stc_tune_mode_str(stc_tune_mode mode);
+stc_status stc_tune_mode_parse(const char *text, stc_tune_mode *out);
+
+typedef struct stc_tolerance {
+  double absolute;           /* default 1e-4 */
+  double relative;           /* default 1e-3 */
+  uint64_t readback_limit;   /* combined bytes compared, default 64 MiB */
+} stc_tolerance;
+
+typedef struct stc_tuner_policy {
+  stc_tune_mode mode;          /* default explore */
+  bool require_validation;     /* default true */
+  stc_tolerance tolerance;
+  uint32_t warmups;            /* default 2 */
+  uint32_t samples;            /* paired samples, odd, default 7 */
+  uint32_t max_candidates;     /* default 32 (reference included) */
+  uint64_t budget_ns;          /* soft budget per workload, default 30 s */
+  double min_speedup;          /* default 1.05 (>= 1) */
+  double max_relative_mad;     /* default 0.15 */
+  bool has_workspace_limit;    /* default false */
+  uint64_t workspace_limit;    /* bytes, used when has_workspace_limit */
+  size_t capacity;             /* records kept, default 1024 */
+  uint64_t ttl_seconds;        /* default 7 days */
+  uint32_t max_parallel_tunes; /* per process, default 1 */
+  uint32_t regression_pairs;   /* window, default 7 */
+  double regression_ratio;     /* invalidate above, default 1.15 */
+} stc_tuner_policy;
+
+/* Fills the defaults listed above. */
+void stc_tuner_policy_init(stc_tuner_policy *policy);
+/* STC_OK or STC_ERR_INVALID with the reason in err (may be NULL). */
+stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
+                                     stc_error *err);
+/* Sets one field from text, by its lower-case name with '_' or '-'
+ * ("samples", "min_speedup", "budget_ms", "workspace_limit", "mode", ...).
+ * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
+ * the policy is unchanged on error. */
+stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,
+                                const char *value, stc_error *err);
+
+/* What is being tuned. Strings are borrowed for the duration of a call. */
+typedef struct stc_problem {
+  stc_scope scope;
+  const char *operation;         /* non-empty */
+  const char *environment;       /* non-empty: also the device lane */
+  const char *workload;          /* non-empty */
+  const char *execution_context; /* may be NULL or "" */
+  bool persistent;               /* may be cached on disk */
+} stc_problem;
+
+/* One candidate. Strings are borrowed for the duration of a call. */
+typedef struct stc_candidate {
+  const char *name;      /* non-empty, unique, at most 4096 bytes */
+  const char *revision;  /* NULL means "1" */
+  bool workspace_known;  /* false: never fits a set workspace limit */
+  uint64_t workspace_bytes;
+  bool eligible;
+} stc_candidate;
+
+typedef enum stc_validation {
+  STC_VALIDATION_PASSED = 0,
+  STC_VALIDATION_UNSUPPORTED = 1, /* no numerical validator for this output */
+} stc_validation;
+
+/* The caller's trial runner. Both callbacks run with no tuner lock held and
+ * may call stc_tuner_select again (such nested calls get the reference).
+ * Return STC_OK, STC_ERR_REJECTED (e.g. wrong numerical result: the
+ * candidate loses), STC_ERR_DEVICE (aborts the tune and quarantines the
+ * environment's lane) or any other status (the candidate loses). message
+ * (size message_size) may be filled with a reason. */
+typedef struct stc_trial_runner {
+  void *user;
+  /* Compares candidate's outputs with reference's (candidate may equal
+   * reference: a self-check of the reference). */
+  stc_status (*validate)(void *user, size_t reference, size_t candidate,
+                         const stc_tolerance *tolerance,
+                         stc_validation *outcome, char *message,
+                         size_t message_size);
+  /* Runs one complete execution on isolated state; *elapsed_ns is the time
+   * of completed work. */
+  stc_status (*measure)(void *user, size_t candidate, uint64_t *elapsed_ns,
+                        char *message, size_t message_size);
+} stc_trial_runner;
+
+typedef enum stc_decision_source {
+  STC_SOURCE_TUNED = 0,
+  STC_SOURCE_MEMORY_CACHE,
+  STC_SOURCE_DISK_CACHE,
+  STC_SOURCE_CACHE_MISS,  /* cache-only mode, nothing cached: reference */
+  STC_SOURCE_DISABLED,    /* mode disabled: reference */
+  STC_SOURCE_BUSY,        /* key/device being tuned elsewhere: reference */
+  STC_SOURCE_NESTED,      /* called from inside a tune on this thread */
+  STC_SOURCE_VALIDATION_UNAVAILABLE,
+} stc_decision_source;
+
+/* "tuned", "memory-cache", "disk-cache", "cache-miss", "disabled", "busy",
+ * "nested", "validation-unavailable". */
+const char *stc_decision_source_str(stc_decision_source source);
+
+/* A selection. name and cache_key are owned: free with stc_decision_clear. */
+typedef struct stc_decision {
+  size_t index;
+  size_t reference_index;
+  char *name;
+  stc_decision_source source;
+  bool verified; /* only after a validator reported PASSED */
+  bool has_ratio;
+  double ratio;  /* winner / reference time */
+  char *cache_key;
+} stc_decision;
+
+/* Frees a decision's strings and zeroes it; accepts NULL. */
+void stc_decision_clear(stc_decision *decision);
+
+typedef struct stc_candidate_report {
+  char *name;
+  size_t samples;
+  bool has_ratio;
+  double ratio;        /* median candidate/reference */
+  double relative_mad; /* valid when has_ratio */
+  bool verified;
+  char *note;          /* why it won or lost */
+} stc_candidate_report;
+
+typedef struct stc_tune_report {
+  char *operation;
+  char *environment;
+  char *workload;
+  char *execution_context;
+  char *winner;
+  uint64_t elapsed_ns;
+  bool budget_exhausted;
+  stc_candidate_report *candidates;
+  size_t num_candidates;
+} stc_tune_report;
+
+/* Frees an array of reports returned by stc_tuner_reports; accepts NULL. */
+void stc_tune_reports_free(stc_tune_report *reports, size_t count);
+
+typedef struct stc_tuner_stats {
+  uint64_t memory_hits;
+  uint64_t disk_hits;
+  uint64_t misses;
+  uint64_t busy_fallbacks;
+  uint64_t tunes;
+  uint64_t cache_warnings;
+  uint64_t invalidations;
+  uint64_t device_failures;
+} stc_tuner_stats;
+
+typedef struct stc_tuner stc_tuner;
+
+/* Creates a tuner. The policy is copied and validated (STC_ERR_INVALID with
+ * the reason in err). cache_directory NULL: memory only. A cache directory
+ * that cannot be used is not an error: it is counted as a cache warning and
+ * decisions stay in memory. The caller owns *out. */
+stc_status stc_tuner_create(const stc_tuner_policy *policy,
+                            const char *cache_directory, stc_tuner **out,
+                            stc_error *err);
+/* Destroys a tuner; accepts NULL. No select may be running. */
+void stc_tuner_destroy(stc_tuner *tuner);
+
+/* Copies the tuner's policy. */
+void stc_tuner_get_policy(stc_tuner *tuner, stc_tuner_policy *out);
+
+/* Selects a candidate (DESIGN.md section 6, rules 1-6). On STC_OK *out holds
+ * an owned decision (stc_decision_clear). Errors: STC_ERR_INVALID (bad
+ * request), STC_ERR_QUARANTINED, STC_ERR_DEVICE, or a reference that fails
+ * validation/measurement; err (may be NULL) gets the message. */
+stc_status stc_tuner_select(stc_tuner *tuner, const stc_problem *problem,
+                            const stc_candidate *candidates, size_t count,
+                            size_t reference, const stc_trial_runner *runner,
+                            stc_decision *out, stc_error *err);
+
+/* Removes the decision's record from memory and disk; with ban, a
+ * non-reference winner is never selected again for that key. */
+void stc_tuner_invalidate(stc_tuner *tuner, const stc_decision *decision,
+                          bool ban);
+
+/* Feeds one checked, positive paired comparison from a controlled replay.
+ * STC_ERR_INVALID unless checked and both times > 0. When the window holds
+ * regression_pairs ratios whose median exceeds regression_ratio, the
+ * decision is invalidated with a ban and *invalidated (may be NULL) is set. */
+stc_status stc_tuner_record_comparison(stc_tuner *tuner,
+                                       const stc_decision *decision,
+                                       uint64_t reference_ns,
+                                       uint64_t selected_ns, bool checked,
+                                       bool *invalidated);
+
+/* Copies the counters. */
+void stc_tuner_stats_get(stc_tuner *tuner, stc_tuner_stats *out);
+
+/* Copies the retained reports (oldest first); free with
+ * stc_tune_reports_free. *out is NULL when count is 0. */
+stc_status stc_tuner_reports(stc_tuner *tuner, stc_tune_report **out,
+                             size_t *count);
+
+/* Hex digest of every retained fresh non-pipeline decision (and bypassed
+ * keys); the key of a pipeline-scope problem includes it. out gets a NUL-
+ * terminated string of at most 64 characters. */
+void stc_tuner_lower_level_fingerprint(stc_tuner *tuner, char out[65]);
+
+/* True while the calling thread is inside stc_tuner_select's exploration. */
+bool stc_tuner_is_tuning(void);
+
+/* Test hook: replaces the monotonic clock used for the budget (NULL
+ * restores the real clock). */
+void stc_tuner_set_clock(stc_tuner *tuner, uint64_t (*now_ns)(void *user),
+                         void *user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STC_TUNER_H */

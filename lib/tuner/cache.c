@@ -1,0 +1,2 @@
+/* placeholder: to be written */
+typedef int stc_placeholder_cache_;

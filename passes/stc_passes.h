@@ -1,0 +1,57 @@
+/* stc_passes.h - how stc-opt finds stc's passes.
+ *
+ * MLIR's C API cannot register a pass by name, so every stc pass describes
+ * itself with an stc_pass_spec: its pipeline argument, anchor op, options
+ * and a factory that builds an external pass from parsed {k=v} options.
+ * stc-opt's pipeline parser looks passes up with stc_pass_find. */
+#ifndef STC_PASSES_H
+#define STC_PASSES_H
+
+#include "stc/status.h"
+
+#include <mlir-c/Pass.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct stc_pass_option_spec {
+  const char *name;          /* "profile", "hot-share", ... */
+  const char *help;          /* one line for --help */
+  const char *default_value; /* shown by --help; NULL = none */
+} stc_pass_option_spec;
+
+/* One parsed `name=value` of a pipeline element; borrowed strings. */
+typedef struct stc_pass_option_value {
+  const char *name;
+  const char *value;
+} stc_pass_option_value;
+
+typedef struct stc_pass_spec {
+  const char *argument;    /* pipeline name, e.g. "stc-instrument" */
+  const char *description; /* one line for --help */
+  const char *op_name;     /* anchor op, e.g. "builtin.module" */
+  const stc_pass_option_spec *options;
+  size_t num_options;
+  /* Builds a pass. On an unknown option or a bad value returns a null
+   * MlirPass (mlirPassIsNull... ptr == NULL) with the reason in err. The
+   * returned pass is owned by the caller until added to a pass manager. */
+  MlirPass (*create)(const stc_pass_option_value *values, size_t count,
+                     stc_error *err);
+} stc_pass_spec;
+
+/* Every stc pass, in --help order; static storage. */
+const stc_pass_spec *const *stc_pass_specs(size_t *count);
+/* The pass whose argument is `argument`, or NULL. */
+const stc_pass_spec *stc_pass_find(const char *argument);
+
+/* The specs, one per file in passes/. */
+extern const stc_pass_spec stc_instrument_pass_spec;
+extern const stc_pass_spec stc_hot_path_schedule_pass_spec;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STC_PASSES_H */

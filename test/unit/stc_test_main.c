@@ -1,0 +1,87 @@
+/* The unit-test runner: `<binary> NAME` runs one test, `<binary>` runs all,
+ * `<binary> --list` prints the names. Exit status 0 iff every run test passed. */
+#define _GNU_SOURCE
+#include "stc_test.h"
+
+#include <ftw.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define STC_TEST_MAX 512
+
+static struct {
+  const char *name;
+  stc_test_fn fn;
+} tests[STC_TEST_MAX];
+static int num_tests;
+static int current_failed;
+static char tmpdir[4096];
+
+void stc_test_register(const char *name, stc_test_fn fn) {
+  if (num_tests < STC_TEST_MAX) {
+    tests[num_tests].name = name;
+    tests[num_tests].fn = fn;
+    num_tests++;
+  }
+}
+
+void stc_test_fail(const char *file, int line, const char *text) {
+  fprintf(stderr, "%s:%d: check failed: %s\n", file, line, text);
+  current_failed = 1;
+}
+
+int stc_test_failed(void) { return current_failed; }
+
+const char *stc_test_tmpdir(void) {
+  if (!tmpdir[0]) {
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/stc-test-XXXXXX", base ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+      perror("mkdtemp");
+      exit(2);
+    }
+  }
+  return tmpdir;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+static int run_one(int i) {
+  current_failed = 0;
+  tests[i].fn();
+  printf("%s %s\n", current_failed ? "FAIL" : "ok  ", tests[i].name);
+  fflush(stdout);
+  return current_failed;
+}
+
+int main(int argc, char **argv) {
+  int failures = 0, ran = 0;
+  if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+    for (int i = 0; i < num_tests; i++)
+      printf("%s\n", tests[i].name);
+    return 0;
+  }
+  for (int i = 0; i < num_tests; i++) {
+    int selected = argc <= 1;
+    for (int a = 1; a < argc; a++)
+      if (strcmp(argv[a], tests[i].name) == 0)
+        selected = 1;
+    if (!selected)
+      continue;
+    ran++;
+    failures += run_one(i);
+  }
+  if (argc > 1 && ran == 0) {
+    fprintf(stderr, "no test named %s\n", argv[1]);
+    return 2;
+  }
+  if (tmpdir[0] && failures == 0)
+    nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  else if (tmpdir[0])
+    fprintf(stderr, "scratch files kept in %s\n", tmpdir);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,1 @@
+#include "stc_test.h"
