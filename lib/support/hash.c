@@ -1,2 +1,158 @@
-/* placeholder: to be written */
-typedef int stc_placeholder_hash_;
+/* Hashing (see include/stc/hash.h).
+ *
+ * In: byte ranges. Out: a 64-bit FNV-1a value (region ids, in-memory keys)
+ * or a SHA-256 digest (cache file names and record checksums, where a
+ * collision would silently return another problem's tuning decision).
+ * SHA-256 follows FIPS 180-4; it is written here so that the core depends on
+ * nothing beyond libc. Pure functions, no state: thread-safe. */
+#include "stc/hash.h"
+
+#include <string.h>
+
+#define STC_FNV_PRIME UINT64_C(0x100000001b3)
+
+uint64_t stc_hash64(const void *data, size_t size, uint64_t seed) {
+  const unsigned char *bytes = data;
+  uint64_t hash = seed;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= bytes[i];
+    hash *= STC_FNV_PRIME;
+  }
+  return hash;
+}
+
+uint64_t stc_hash64_str(const char *text, uint64_t seed) {
+  if (!text)
+    return seed;
+  return stc_hash64(text, strlen(text), seed);
+}
+
+/* ---- SHA-256 ----------------------------------------------------------- */
+
+typedef struct stc_sha256_state {
+  uint32_t h[8];
+  unsigned char block[64];
+  size_t block_used;
+  uint64_t total_bytes;
+} stc_sha256_state;
+
+static const uint32_t stc_sha256_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+    0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+    0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+static uint32_t stc_rotr32(uint32_t x, unsigned n) {
+  return (x >> n) | (x << (32 - n));
+}
+
+static void stc_sha256_compress(uint32_t h[8], const unsigned char *block) {
+  uint32_t w[64];
+  for (int i = 0; i < 16; ++i)
+    w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
+           (uint32_t)block[4 * i + 2] << 8 | (uint32_t)block[4 * i + 3];
+  for (int i = 16; i < 64; ++i) {
+    uint32_t s0 = stc_rotr32(w[i - 15], 7) ^ stc_rotr32(w[i - 15], 18) ^
+                  (w[i - 15] >> 3);
+    uint32_t s1 = stc_rotr32(w[i - 2], 17) ^ stc_rotr32(w[i - 2], 19) ^
+                  (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
+  uint32_t e = h[4], f = h[5], g = h[6], hh = h[7];
+  for (int i = 0; i < 64; ++i) {
+    uint32_t s1 = stc_rotr32(e, 6) ^ stc_rotr32(e, 11) ^ stc_rotr32(e, 25);
+    uint32_t ch = (e & f) ^ (~e & g);
+    uint32_t t1 = hh + s1 + ch + stc_sha256_k[i] + w[i];
+    uint32_t s0 = stc_rotr32(a, 2) ^ stc_rotr32(a, 13) ^ stc_rotr32(a, 22);
+    uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+    uint32_t t2 = s0 + maj;
+    hh = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
+  h[5] += f;
+  h[6] += g;
+  h[7] += hh;
+}
+
+static void stc_sha256_init(stc_sha256_state *state) {
+  static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
+                                      0xa54ff53a, 0x510e527f, 0x9b05688c,
+                                      0x1f83d9ab, 0x5be0cd19};
+  memcpy(state->h, initial, sizeof initial);
+  state->block_used = 0;
+  state->total_bytes = 0;
+}
+
+static void stc_sha256_update(stc_sha256_state *state, const void *data,
+                              size_t size) {
+  const unsigned char *bytes = data;
+  state->total_bytes += size;
+  while (size > 0) {
+    size_t take = 64 - state->block_used;
+    if (take > size)
+      take = size;
+    memcpy(state->block + state->block_used, bytes, take);
+    state->block_used += take;
+    bytes += take;
+    size -= take;
+    if (state->block_used == 64) {
+      stc_sha256_compress(state->h, state->block);
+      state->block_used = 0;
+    }
+  }
+}
+
+static void stc_sha256_final(stc_sha256_state *state, uint8_t out[32]) {
+  uint64_t bit_length = state->total_bytes * 8;
+  /* Padding: a 1 bit, zeros up to 56 mod 64, then the 64-bit big-endian
+   * message length. */
+  unsigned char pad[72] = {0x80};
+  size_t pad_size = (state->block_used < 56 ? 56 : 120) - state->block_used;
+  for (int i = 0; i < 8; ++i)
+    pad[pad_size + i] = (unsigned char)(bit_length >> (56 - 8 * i));
+  stc_sha256_update(state, pad, pad_size + 8);
+  for (int i = 0; i < 8; ++i) {
+    out[4 * i] = (uint8_t)(state->h[i] >> 24);
+    out[4 * i + 1] = (uint8_t)(state->h[i] >> 16);
+    out[4 * i + 2] = (uint8_t)(state->h[i] >> 8);
+    out[4 * i + 3] = (uint8_t)state->h[i];
+  }
+}
+
+void stc_sha256(const void *data, size_t size, uint8_t out[32]) {
+  stc_sha256_state state;
+  stc_sha256_init(&state);
+  if (size > 0)
+    stc_sha256_update(&state, data, size);
+  stc_sha256_final(&state, out);
+}
+
+void stc_sha256_hex(const void *data, size_t size, char out[65]) {
+  static const char digits[] = "0123456789abcdef";
+  uint8_t digest[32];
+  stc_sha256(data, size, digest);
+  for (int i = 0; i < 32; ++i) {
+    out[2 * i] = digits[digest[i] >> 4];
+    out[2 * i + 1] = digits[digest[i] & 15];
+  }
+  out[64] = 0;
+}

@@ -1,2 +1,1175 @@
-/* placeholder: to be written */
-typedef int stc_placeholder_cache_;
+/* The tuner's disk cache (see include/stc/tuner_cache.h, DESIGN.md section 6).
+ *
+ * In: a directory, records to save, keys to load. Out: records read back,
+ * listings for stc-cache, files under <directory>/v1/.
+ *
+ * One file per record, named <sha256 hex of key>.rec. The format is text
+ * lines followed by length-prefixed bytes, so that keys of any content
+ * survive, and a SHA-256 checksum line over everything before it:
+ *
+ *   stc-tuner-cache
+ *   version 1
+ *   scope 0
+ *   created 1700000000          (unix seconds, may be negative)
+ *   reference_ns 123
+ *   winner_ns 100
+ *   ratio 3feccccccccccccd      (the IEEE-754 bits: exact round trip)
+ *   verified 1
+ *   key 11
+ *   <11 key bytes>
+ *   winner 4
+ *   <4 winner bytes>
+ *   checksum <64 hex digits>
+ *
+ * Parsing is strict: one canonical spelling of every field, nothing after
+ * the checksum line. Anything else is a miss, and the file is removed when it
+ * is a regular file of ours (never a symlink, never a foreign file).
+ *
+ * Concurrency: every file is written once under a unique temporary name and
+ * renamed into place, so readers see an old record or a new one, never half
+ * of one, across threads and processes. Every file operation goes through a
+ * descriptor of the version directory (openat and friends), so swapping a
+ * path component after open cannot redirect us. The only mutable state in a
+ * handle is the test clock, guarded by a mutex. */
+#include "stc/tuner_cache.h"
+
+#include "stc/hash.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Records are small; anything bigger is not ours. The key bound is the
+ * tuner's own request limit (DESIGN.md section 6, "a cache key over 384 KiB"),
+ * the winner bound its candidate-name limit. */
+#define STC_CACHE_MAX_FILE (1024u * 1024u)
+#define STC_CACHE_MAX_KEY (384u * 1024u)
+#define STC_CACHE_MAX_WINNER 4096u
+/* Clock skew tolerated before a record counts as future-dated. */
+#define STC_CACHE_SKEW_SECONDS 60
+/* Another writer's temporary file younger than this may still be in flight. */
+#define STC_CACHE_STALE_TEMP_SECONDS 3600
+/* Enough to parse the fixed header up to and including "created". */
+#define STC_CACHE_HEAD_BYTES 256
+
+#define STC_CACHE_MAGIC "stc-tuner-cache\n"
+#define STC_CACHE_SUFFIX ".rec"
+#define STC_CACHE_TEMP_PREFIX "tmp."
+
+struct stc_disk_cache {
+  char *path; /* <directory>/v1 */
+  int dir_fd; /* the version directory, opened O_DIRECTORY|O_NOFOLLOW */
+  uid_t uid;
+  size_t capacity;
+  uint64_t ttl_seconds;
+  pthread_mutex_t clock_lock;
+  int64_t (*clock)(void *user);
+  void *clock_user;
+};
+
+/* ---- records ------------------------------------------------------------ */
+
+static char *stc_cache_strdup(const char *text) {
+  size_t size = strlen(text) + 1;
+  char *copy = malloc(size);
+  if (copy)
+    memcpy(copy, text, size);
+  return copy;
+}
+
+void stc_cache_record_clear(stc_cache_record *record) {
+  if (!record)
+    return;
+  free(record->key);
+  free(record->winner);
+  memset(record, 0, sizeof *record);
+}
+
+stc_status stc_cache_record_copy(const stc_cache_record *record,
+                                 stc_cache_record *out) {
+  if (!record || !out)
+    return STC_ERR_INVALID;
+  stc_cache_record copy = *record;
+  copy.key = record->key ? stc_cache_strdup(record->key) : NULL;
+  copy.winner = record->winner ? stc_cache_strdup(record->winner) : NULL;
+  if ((record->key && !copy.key) || (record->winner && !copy.winner)) {
+    stc_cache_record_clear(&copy);
+    return STC_ERR_NOMEM;
+  }
+  *out = copy;
+  return STC_OK;
+}
+
+bool stc_cache_record_is_fresh(const stc_cache_record *record, int64_t now,
+                               uint64_t ttl_seconds) {
+  if (!record)
+    return false;
+  /* Compare in a form that cannot overflow for any int64 inputs. */
+  if (record->created > now && (uint64_t)record->created - (uint64_t)now >
+                                   (uint64_t)STC_CACHE_SKEW_SECONDS)
+    return false;
+  if (record->created >= now)
+    return true;
+  return (uint64_t)now - (uint64_t)record->created < ttl_seconds;
+}
+
+int64_t stc_now_seconds(void) {
+  struct timespec now;
+  if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+    return (int64_t)time(NULL);
+  return (int64_t)now.tv_sec;
+}
+
+/* ---- encoding ----------------------------------------------------------- */
+
+static uint64_t stc_cache_double_bits(double value) {
+  uint64_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+static double stc_cache_bits_double(uint64_t bits) {
+  double value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+/* The shape rules save enforces and load re-checks. */
+static bool stc_cache_key_ok(const char *key, size_t *length) {
+  if (!key)
+    return false;
+  size_t size = strnlen(key, STC_CACHE_MAX_KEY + 1);
+  *length = size;
+  return size > 0 && size <= STC_CACHE_MAX_KEY;
+}
+
+static bool stc_cache_winner_ok(const char *winner, size_t *length) {
+  if (!winner)
+    return false;
+  size_t size = strnlen(winner, STC_CACHE_MAX_WINNER + 1);
+  *length = size;
+  return size > 0 && size <= STC_CACHE_MAX_WINNER;
+}
+
+/* Serializes a valid record; the caller frees *out. */
+static stc_status stc_cache_encode(const stc_cache_record *record,
+                                   size_t key_length, size_t winner_length,
+                                   char **out, size_t *out_size) {
+  char head[320];
+  int head_length = snprintf(
+      head, sizeof head,
+      STC_CACHE_MAGIC "version %d\nscope %u\ncreated %" PRId64
+                      "\nreference_ns %" PRIu64 "\nwinner_ns %" PRIu64
+                      "\nratio %016" PRIx64 "\nverified %d\nkey %zu\n",
+      STC_TUNER_CACHE_FORMAT, (unsigned)record->scope, record->created,
+      record->reference_ns, record->winner_ns,
+      stc_cache_double_bits(record->ratio), record->verified ? 1 : 0,
+      key_length);
+  char middle[32];
+  int middle_length =
+      snprintf(middle, sizeof middle, "\nwinner %zu\n", winner_length);
+  if (head_length < 0 || (size_t)head_length >= sizeof head ||
+      middle_length < 0 || (size_t)middle_length >= sizeof middle)
+    return STC_ERR_INVALID;
+  static const char checksum_label[] = "checksum ";
+  size_t body = (size_t)head_length + key_length + (size_t)middle_length +
+                winner_length + 1;
+  size_t total = body + (sizeof checksum_label - 1) + 64 + 1;
+  char *buffer = malloc(total + 1);
+  if (!buffer)
+    return STC_ERR_NOMEM;
+  char *cursor = buffer;
+  memcpy(cursor, head, (size_t)head_length);
+  cursor += head_length;
+  memcpy(cursor, record->key, key_length);
+  cursor += key_length;
+  memcpy(cursor, middle, (size_t)middle_length);
+  cursor += middle_length;
+  memcpy(cursor, record->winner, winner_length);
+  cursor += winner_length;
+  *cursor++ = '\n';
+  memcpy(cursor, checksum_label, sizeof checksum_label - 1);
+  cursor += sizeof checksum_label - 1;
+  stc_sha256_hex(buffer, body, cursor); /* writes 64 digits and a NUL */
+  cursor += 64;
+  *cursor++ = '\n';
+  *out = buffer;
+  *out_size = total;
+  return STC_OK;
+}
+
+/* ---- strict parsing ----------------------------------------------------- */
+
+typedef struct stc_cache_parser {
+  const char *data;
+  size_t size;
+  size_t at;
+  const char *problem; /* first failure, static text */
+  stc_status status;
+} stc_cache_parser;
+
+static bool stc_cache_fail(stc_cache_parser *parser, stc_status status,
+                           const char *problem) {
+  if (parser->status == STC_OK) {
+    parser->status = status;
+    parser->problem = problem;
+  }
+  return false;
+}
+
+/* A file that ends early is reported as truncated rather than malformed. */
+static bool stc_cache_expect(stc_cache_parser *parser, const char *literal) {
+  size_t length = strlen(literal);
+  size_t left = parser->size - parser->at;
+  if (left < length) {
+    if (memcmp(parser->data + parser->at, literal, left) == 0)
+      return stc_cache_fail(parser, STC_ERR_CORRUPT, "truncated");
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "malformed record");
+  }
+  if (memcmp(parser->data + parser->at, literal, length) != 0)
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "malformed record");
+  parser->at += length;
+  return true;
+}
+
+/* Canonical decimal: no sign, no leading zeros, no overflow, then '\n'. */
+static bool stc_cache_unsigned(stc_cache_parser *parser, uint64_t limit,
+                               uint64_t *out) {
+  size_t start = parser->at;
+  uint64_t value = 0;
+  while (parser->at < parser->size && parser->data[parser->at] >= '0' &&
+         parser->data[parser->at] <= '9') {
+    unsigned digit = (unsigned)(parser->data[parser->at] - '0');
+    if (digit > limit || value > (limit - digit) / 10)
+      return stc_cache_fail(parser, STC_ERR_CORRUPT, "number out of range");
+    value = value * 10 + digit;
+    parser->at++;
+  }
+  size_t digits = parser->at - start;
+  if (parser->at >= parser->size)
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "truncated");
+  if (digits == 0 || (digits > 1 && parser->data[start] == '0') ||
+      parser->data[parser->at] != '\n')
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "malformed number");
+  parser->at++;
+  *out = value;
+  return true;
+}
+
+static bool stc_cache_field_u64(stc_cache_parser *parser, const char *label,
+                                uint64_t limit, uint64_t *out) {
+  return stc_cache_expect(parser, label) &&
+         stc_cache_unsigned(parser, limit, out);
+}
+
+static bool stc_cache_field_i64(stc_cache_parser *parser, const char *label,
+                                int64_t *out) {
+  if (!stc_cache_expect(parser, label))
+    return false;
+  bool negative = parser->at < parser->size && parser->data[parser->at] == '-';
+  if (negative)
+    parser->at++;
+  uint64_t magnitude;
+  if (!stc_cache_unsigned(parser, negative ? (uint64_t)INT64_MAX + 1
+                                           : (uint64_t)INT64_MAX,
+                          &magnitude))
+    return false;
+  if (negative && magnitude == 0)
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "malformed number");
+  *out = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+  return true;
+}
+
+/* Exactly 16 lower-case hex digits, then '\n'. */
+static bool stc_cache_field_bits(stc_cache_parser *parser, const char *label,
+                                 uint64_t *out) {
+  if (!stc_cache_expect(parser, label))
+    return false;
+  if (parser->size - parser->at < 17)
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "truncated");
+  uint64_t value = 0;
+  for (int i = 0; i < 16; ++i) {
+    char c = parser->data[parser->at++];
+    unsigned digit;
+    if (c >= '0' && c <= '9')
+      digit = (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      digit = (unsigned)(c - 'a' + 10);
+    else
+      return stc_cache_fail(parser, STC_ERR_CORRUPT, "malformed ratio");
+    value = value << 4 | digit;
+  }
+  if (parser->data[parser->at++] != '\n')
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "malformed ratio");
+  *out = value;
+  return true;
+}
+
+/* "<label><length>\n<bytes>\n" into a fresh NUL-terminated string. */
+static bool stc_cache_field_bytes(stc_cache_parser *parser, const char *label,
+                                  uint64_t limit, char **out) {
+  uint64_t length;
+  if (!stc_cache_field_u64(parser, label, limit, &length))
+    return false;
+  if (length == 0)
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "empty string field");
+  if (parser->size - parser->at < length + 1)
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "truncated");
+  const char *bytes = parser->data + parser->at;
+  if (memchr(bytes, 0, (size_t)length) || bytes[length] != '\n')
+    return stc_cache_fail(parser, STC_ERR_CORRUPT, "malformed string field");
+  char *copy = malloc((size_t)length + 1);
+  if (!copy)
+    return stc_cache_fail(parser, STC_ERR_NOMEM, "out of memory");
+  memcpy(copy, bytes, (size_t)length);
+  copy[length] = 0;
+  parser->at += (size_t)length + 1;
+  *out = copy;
+  return true;
+}
+
+/* Magic, version, scope and created: all that ordering needs. A version
+ * other than ours stops here, since its layout may differ. */
+static bool stc_cache_parse_head(stc_cache_parser *parser,
+                                 stc_cache_record *record) {
+  uint64_t version, scope;
+  if (!stc_cache_expect(parser, STC_CACHE_MAGIC) ||
+      !stc_cache_field_u64(parser, "version ", UINT32_MAX, &version))
+    return false;
+  if (version != STC_TUNER_CACHE_FORMAT)
+    return stc_cache_fail(parser, STC_ERR_VERSION,
+                          "unsupported format version");
+  if (!stc_cache_field_u64(parser, "scope ", UINT8_MAX, &scope) ||
+      !stc_cache_field_i64(parser, "created ", &record->created))
+    return false;
+  record->scope = (uint8_t)scope;
+  return true;
+}
+
+/* Parses a whole file into *record (cleared on failure). */
+static stc_status stc_cache_decode(const char *data, size_t size,
+                                   stc_cache_record *record,
+                                   const char **problem) {
+  stc_cache_parser parser = {data, size, 0, NULL, STC_OK};
+  stc_cache_record parsed = {0};
+  uint64_t verified = 0, ratio_bits = 0;
+  bool ok = stc_cache_parse_head(&parser, &parsed) &&
+            stc_cache_field_u64(&parser, "reference_ns ", UINT64_MAX,
+                                &parsed.reference_ns) &&
+            stc_cache_field_u64(&parser, "winner_ns ", UINT64_MAX,
+                                &parsed.winner_ns) &&
+            stc_cache_field_bits(&parser, "ratio ", &ratio_bits) &&
+            stc_cache_field_u64(&parser, "verified ", 1, &verified) &&
+            stc_cache_field_bytes(&parser, "key ", STC_CACHE_MAX_KEY,
+                                  &parsed.key) &&
+            stc_cache_field_bytes(&parser, "winner ", STC_CACHE_MAX_WINNER,
+                                  &parsed.winner);
+  if (ok) {
+    size_t body = parser.at;
+    char expected[65];
+    stc_sha256_hex(data, body, expected);
+    ok = stc_cache_expect(&parser, "checksum ");
+    if (ok && (size - parser.at < 65 ||
+               memcmp(data + parser.at, expected, 64) != 0 ||
+               data[parser.at + 64] != '\n'))
+      ok = stc_cache_fail(&parser, STC_ERR_CORRUPT,
+                          size - parser.at < 65 ? "truncated"
+                                                : "checksum mismatch");
+    if (ok && parser.at + 65 != size)
+      ok = stc_cache_fail(&parser, STC_ERR_CORRUPT,
+                          "trailing bytes after checksum");
+  }
+  if (!ok) {
+    stc_cache_record_clear(&parsed);
+    *problem = parser.problem;
+    return parser.status;
+  }
+  parsed.ratio = stc_cache_bits_double(ratio_bits);
+  parsed.verified = verified != 0;
+  *record = parsed;
+  *problem = NULL;
+  return STC_OK;
+}
+
+/* ---- file helpers ------------------------------------------------------- */
+
+static stc_status stc_cache_errno_status(int error) {
+  return error == EACCES || error == EPERM ? STC_ERR_PERMISSION : STC_ERR_IO;
+}
+
+/* Reads all of fd (at most limit bytes; more is an error). */
+static int stc_cache_read_all(int fd, char *buffer, size_t limit,
+                              size_t *out_size) {
+  size_t used = 0;
+  for (;;) {
+    /* Ask for one byte beyond the limit so that growth is noticed. */
+    size_t want = limit + 1 - used;
+    if (want == 0)
+      return EFBIG;
+    ssize_t got = read(fd, buffer + used, want);
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      return errno;
+    }
+    if (got == 0)
+      break;
+    used += (size_t)got;
+  }
+  *out_size = used;
+  return 0;
+}
+
+static int stc_cache_write_all(int fd, const char *data, size_t size) {
+  while (size > 0) {
+    ssize_t wrote = write(fd, data, size);
+    if (wrote < 0) {
+      if (errno == EINTR)
+        continue;
+      return errno;
+    }
+    if (wrote == 0)
+      return EIO;
+    data += wrote;
+    size -= (size_t)wrote;
+  }
+  return 0;
+}
+
+static void stc_cache_record_name(const char *key, size_t key_length,
+                                  char name[70]) {
+  stc_sha256_hex(key, key_length, name);
+  memcpy(name + 64, STC_CACHE_SUFFIX, sizeof STC_CACHE_SUFFIX);
+}
+
+static bool stc_cache_has_suffix(const char *name, const char *suffix) {
+  size_t length = strlen(name), suffix_length = strlen(suffix);
+  return length > suffix_length &&
+         strcmp(name + length - suffix_length, suffix) == 0;
+}
+
+/* Unlinks name only if it is still the very file that was examined, so a
+ * record renamed into place meanwhile by another process survives. */
+static bool stc_cache_unlink_if_same(const stc_disk_cache *cache,
+                                     const char *name,
+                                     const struct stat *examined) {
+  struct stat now;
+  if (fstatat(cache->dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) != 0)
+    return false;
+  if (now.st_dev != examined->st_dev || now.st_ino != examined->st_ino ||
+      !S_ISREG(now.st_mode) || now.st_uid != cache->uid)
+    return false;
+  return unlinkat(cache->dir_fd, name, 0) == 0;
+}
+
+static int64_t stc_cache_now(stc_disk_cache *cache) {
+  pthread_mutex_lock(&cache->clock_lock);
+  int64_t (*clock)(void *) = cache->clock;
+  void *user = cache->clock_user;
+  pthread_mutex_unlock(&cache->clock_lock);
+  return clock ? clock(user) : stc_now_seconds();
+}
+
+/* What examining one record file found. */
+typedef struct stc_cache_check {
+  stc_status status;   /* STC_OK or why the file is not usable */
+  const char *problem; /* static text, NULL when usable */
+  bool removable;      /* a regular file of ours whose content is bad */
+  bool foreign;        /* not ours (another owner, not a regular file) */
+  bool exists;         /* something was there under that name */
+  struct stat stat;    /* valid when exists */
+} stc_cache_check;
+
+/* Opens, checks and parses record file name; expected_key (may be NULL, as
+ * when listing) must then match the stored key. Never removes anything. On
+ * STC_OK *record holds the record; otherwise it is left cleared. */
+static void stc_cache_examine(stc_disk_cache *cache, const char *name,
+                              const char *expected_key, int64_t now,
+                              stc_cache_record *record,
+                              stc_cache_check *check) {
+  memset(check, 0, sizeof *check);
+  memset(record, 0, sizeof *record);
+  /* O_NONBLOCK: a FIFO planted under a record name must not hang us. */
+  int fd = openat(cache->dir_fd, name,
+                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    int error = errno;
+    if (error == ENOENT) {
+      check->status = STC_ERR_NOT_FOUND;
+      check->problem = "absent";
+    } else if (error == ELOOP || error == EMLINK) {
+      check->exists = true;
+      check->status = STC_ERR_PERMISSION;
+      check->problem = "symbolic link (not followed)";
+    } else {
+      check->exists = true;
+      check->status = stc_cache_errno_status(error);
+      check->problem = "cannot open";
+    }
+    return;
+  }
+  check->exists = true;
+  char *data = NULL;
+  if (fstat(fd, &check->stat) != 0) {
+    check->status = STC_ERR_IO;
+    check->problem = "cannot stat";
+  } else if (!S_ISREG(check->stat.st_mode)) {
+    check->status = STC_ERR_PERMISSION;
+    check->problem = "not a regular file";
+    check->foreign = true;
+  } else if (check->stat.st_uid != cache->uid) {
+    check->status = STC_ERR_PERMISSION;
+    check->problem = "owned by another user";
+    check->foreign = true;
+  } else if ((uint64_t)check->stat.st_size > STC_CACHE_MAX_FILE) {
+    check->status = STC_ERR_CORRUPT;
+    check->problem = "too large";
+    check->removable = true;
+  } else if (!(data = malloc((size_t)check->stat.st_size + 1))) {
+    check->status = STC_ERR_NOMEM;
+    check->problem = "out of memory";
+  } else {
+    size_t size = 0;
+    int error = stc_cache_read_all(fd, data, (size_t)check->stat.st_size,
+                                   &size);
+    if (error) {
+      check->status = stc_cache_errno_status(error);
+      check->problem = "cannot read";
+    } else {
+      check->status = stc_cache_decode(data, size, record, &check->problem);
+      check->removable = check->status == STC_ERR_CORRUPT ||
+                         check->status == STC_ERR_VERSION;
+    }
+  }
+  free(data);
+  close(fd);
+  if (check->status != STC_OK)
+    return;
+
+  char expected_name[70];
+  stc_cache_record_name(record->key, strlen(record->key), expected_name);
+  if (expected_key && strcmp(record->key, expected_key) != 0) {
+    check->status = STC_ERR_NOT_FOUND;
+    check->problem = "holds another key";
+  } else if (strcmp(name, expected_name) != 0) {
+    check->status = STC_ERR_CORRUPT;
+    check->problem = "file name does not match its key";
+  } else if (!stc_cache_record_is_fresh(record, now, cache->ttl_seconds)) {
+    check->status = STC_ERR_NOT_FOUND;
+    check->problem = record->created > now ? "created in the future"
+                                           : "expired";
+  } else {
+    return;
+  }
+  check->removable = true;
+  stc_cache_record_clear(record);
+}
+
+/* ---- directory ---------------------------------------------------------- */
+
+/* mkdir -p with 0700 for what it creates. */
+static int stc_cache_make_parents(const char *path) {
+  char *copy = stc_cache_strdup(path);
+  if (!copy)
+    return ENOMEM;
+  int result = 0;
+  for (char *slash = copy + 1;; ++slash) {
+    bool end = *slash == 0;
+    if (*slash == '/' || end) {
+      *slash = 0;
+      if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
+        result = errno;
+        break;
+      }
+      if (end)
+        break;
+      *slash = '/';
+    }
+  }
+  free(copy);
+  return result;
+}
+
+/* Opens a directory entry that must be a real directory, not a symlink, and
+ * (when owner_only) ours; any other owner is refused. */
+static stc_status stc_cache_open_dir(int at_fd, const char *name,
+                                     const char *shown, uid_t uid,
+                                     bool allow_root_owner, int *out,
+                                     stc_error *err) {
+  struct stat before, after;
+  if (fstatat(at_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0) {
+    stc_error_set(err, shown, 0, 0, "cannot stat cache directory: %s",
+                  strerror(errno));
+    return STC_ERR_IO;
+  }
+  if (S_ISLNK(before.st_mode)) {
+    stc_error_set(err, shown, 0, 0,
+                  "cache directory is a symbolic link; refused");
+    return STC_ERR_PERMISSION;
+  }
+  if (!S_ISDIR(before.st_mode)) {
+    stc_error_set(err, shown, 0, 0, "cache path is not a directory");
+    return STC_ERR_IO;
+  }
+  if (before.st_uid != uid && !(allow_root_owner && before.st_uid == 0)) {
+    stc_error_set(err, shown, 0, 0,
+                  "cache directory is owned by another user (uid %u); refused",
+                  (unsigned)before.st_uid);
+    return STC_ERR_PERMISSION;
+  }
+  int fd = openat(at_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    stc_error_set(err, shown, 0, 0, "cannot open cache directory: %s",
+                  strerror(error));
+    return error == ELOOP ? STC_ERR_PERMISSION : STC_ERR_IO;
+  }
+  /* The entry may have been swapped between the two calls. */
+  if (fstat(fd, &after) != 0 || after.st_dev != before.st_dev ||
+      after.st_ino != before.st_ino) {
+    close(fd);
+    stc_error_set(err, shown, 0, 0, "cache directory changed while opening");
+    return STC_ERR_PERMISSION;
+  }
+  *out = fd;
+  return STC_OK;
+}
+
+stc_status stc_disk_cache_open(const char *directory, size_t capacity,
+                               uint64_t ttl_seconds, stc_disk_cache **out,
+                               stc_error *err) {
+  if (!out)
+    return STC_ERR_INVALID;
+  *out = NULL;
+  if (!directory || !directory[0] || capacity == 0 || ttl_seconds == 0) {
+    stc_error_set(err, NULL, 0, 0,
+                  "cache needs a directory, a capacity and a time-to-live");
+    return STC_ERR_INVALID;
+  }
+  char *base = stc_cache_strdup(directory);
+  if (!base)
+    return STC_ERR_NOMEM;
+  /* "dir/" would otherwise name the target of a symlink "dir". */
+  for (size_t n = strlen(base); n > 1 && base[n - 1] == '/'; --n)
+    base[n - 1] = 0;
+  stc_disk_cache *cache = calloc(1, sizeof *cache);
+  char version_name[32];
+  snprintf(version_name, sizeof version_name, "v%d", STC_TUNER_CACHE_FORMAT);
+  size_t path_size = strlen(base) + 1 + strlen(version_name) + 1;
+  char *path = malloc(path_size);
+  if (!cache || !path) {
+    free(base);
+    free(cache);
+    free(path);
+    return STC_ERR_NOMEM;
+  }
+  snprintf(path, path_size, "%s/%s", base, version_name);
+  cache->path = path;
+  cache->dir_fd = -1;
+  cache->uid = geteuid();
+  cache->capacity = capacity;
+  cache->ttl_seconds = ttl_seconds;
+
+  stc_status status = STC_OK;
+  int base_fd = -1;
+  int error = stc_cache_make_parents(base);
+  if (error) {
+    stc_error_set(err, base, 0, 0, "cannot create cache directory: %s",
+                  strerror(error));
+    status = error == ENOMEM ? STC_ERR_NOMEM : STC_ERR_IO;
+  }
+  /* The base may be shared (a root-owned sticky directory such as /tmp);
+   * the version directory holding the records must be ours alone. */
+  if (status == STC_OK)
+    status = stc_cache_open_dir(AT_FDCWD, base, base, cache->uid, true,
+                                &base_fd, err);
+  if (status == STC_OK && mkdirat(base_fd, version_name, 0700) != 0 &&
+      errno != EEXIST) {
+    stc_error_set(err, path, 0, 0, "cannot create cache directory: %s",
+                  strerror(errno));
+    status = STC_ERR_IO;
+  }
+  if (status == STC_OK)
+    status = stc_cache_open_dir(base_fd, version_name, path, cache->uid,
+                                false, &cache->dir_fd, err);
+  struct stat st;
+  /* The umask may have narrowed 0700, or someone widened it: make it exact. */
+  if (status == STC_OK && (fstat(cache->dir_fd, &st) != 0 ||
+                           ((st.st_mode & 07777) != 0700 &&
+                            fchmod(cache->dir_fd, 0700) != 0))) {
+    stc_error_set(err, path, 0, 0, "cannot make cache directory private: %s",
+                  strerror(errno));
+    status = STC_ERR_PERMISSION;
+  }
+  if (base_fd >= 0)
+    close(base_fd);
+  free(base);
+  if (status == STC_OK &&
+      pthread_mutex_init(&cache->clock_lock, NULL) != 0)
+    status = STC_ERR_NOMEM;
+  if (status != STC_OK) {
+    if (cache->dir_fd >= 0)
+      close(cache->dir_fd);
+    free(cache->path);
+    free(cache);
+    return status;
+  }
+  *out = cache;
+  return STC_OK;
+}
+
+void stc_disk_cache_close(stc_disk_cache *cache) {
+  if (!cache)
+    return;
+  close(cache->dir_fd);
+  pthread_mutex_destroy(&cache->clock_lock);
+  free(cache->path);
+  free(cache);
+}
+
+const char *stc_disk_cache_path(const stc_disk_cache *cache) {
+  return cache ? cache->path : NULL;
+}
+
+void stc_disk_cache_set_clock(stc_disk_cache *cache,
+                              int64_t (*now_seconds)(void *user), void *user) {
+  if (!cache)
+    return;
+  pthread_mutex_lock(&cache->clock_lock);
+  cache->clock = now_seconds;
+  cache->clock_user = now_seconds ? user : NULL;
+  pthread_mutex_unlock(&cache->clock_lock);
+}
+
+/* ---- load / remove ------------------------------------------------------ */
+
+stc_status stc_disk_cache_load(stc_disk_cache *cache, const char *key,
+                               stc_cache_record *out, stc_error *err) {
+  size_t key_length;
+  if (!cache || !out || !stc_cache_key_ok(key, &key_length)) {
+    stc_error_set(err, NULL, 0, 0, "cache load needs a key of 1..%u bytes",
+                  STC_CACHE_MAX_KEY);
+    return STC_ERR_INVALID;
+  }
+  char name[70];
+  stc_cache_record_name(key, key_length, name);
+  stc_cache_check check;
+  stc_cache_examine(cache, name, key, stc_cache_now(cache), out, &check);
+  if (check.status == STC_OK)
+    return STC_OK;
+  if (check.removable)
+    stc_cache_unlink_if_same(cache, name, &check.stat);
+  stc_error_set(err, cache->path, 0, 0, "%s: %s", name, check.problem);
+  /* A planted symlink and an unreadable file are faults worth a warning;
+   * everything else about a bad or foreign file is just a miss. */
+  if (check.status == STC_ERR_NOMEM || check.status == STC_ERR_IO ||
+      (check.status == STC_ERR_PERMISSION && !check.foreign))
+    return check.status;
+  return STC_ERR_NOT_FOUND;
+}
+
+stc_status stc_disk_cache_remove(stc_disk_cache *cache, const char *key,
+                                 stc_error *err) {
+  size_t key_length;
+  if (!cache || !stc_cache_key_ok(key, &key_length)) {
+    stc_error_set(err, NULL, 0, 0, "cache remove needs a key of 1..%u bytes",
+                  STC_CACHE_MAX_KEY);
+    return STC_ERR_INVALID;
+  }
+  char name[70];
+  stc_cache_record_name(key, key_length, name);
+  struct stat st;
+  if (fstatat(cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT)
+      return STC_OK;
+    stc_error_set(err, cache->path, 0, 0, "%s: %s", name, strerror(errno));
+    return stc_cache_errno_status(errno);
+  }
+  if (!S_ISREG(st.st_mode) || st.st_uid != cache->uid) {
+    stc_error_set(err, cache->path, 0, 0,
+                  "%s: not a regular file of ours; left alone", name);
+    return STC_ERR_PERMISSION;
+  }
+  if (unlinkat(cache->dir_fd, name, 0) != 0 && errno != ENOENT) {
+    int error = errno;
+    stc_error_set(err, cache->path, 0, 0, "%s: cannot remove: %s", name,
+                  strerror(error));
+    return stc_cache_errno_status(error);
+  }
+  return STC_OK;
+}
+
+/* ---- directory scans (list, prune, clear, capacity) --------------------- */
+
+typedef struct stc_cache_file {
+  char *name;
+  int64_t created; /* INT64_MIN when the head is unreadable: oldest */
+  struct timespec mtime;
+  bool ours; /* a regular file owned by us: counts toward capacity */
+} stc_cache_file;
+
+typedef struct stc_cache_scan {
+  stc_cache_file *files;
+  size_t count;
+  size_t ours;    /* files that count toward capacity */
+  size_t removed; /* stale temporary files removed while scanning */
+} stc_cache_scan;
+
+static void stc_cache_scan_free(stc_cache_scan *scan) {
+  for (size_t i = 0; i < scan->count; ++i)
+    free(scan->files[i].name);
+  free(scan->files);
+  memset(scan, 0, sizeof *scan);
+}
+
+/* Reads just enough of a record to learn when it was created. */
+static int64_t stc_cache_head_created(const stc_disk_cache *cache,
+                                      const char *name) {
+  int fd = openat(cache->dir_fd, name,
+                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return INT64_MIN;
+  char head[STC_CACHE_HEAD_BYTES];
+  size_t used = 0;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    while (used < sizeof head) {
+      ssize_t got = read(fd, head + used, sizeof head - used);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        break;
+      used += (size_t)got;
+    }
+  }
+  close(fd);
+  stc_cache_parser parser = {head, used, 0, NULL, STC_OK};
+  stc_cache_record record = {0};
+  return stc_cache_parse_head(&parser, &record) ? record.created : INT64_MIN;
+}
+
+static int stc_cache_file_order(const void *a_, const void *b_) {
+  const stc_cache_file *a = a_, *b = b_;
+  if (a->created != b->created)
+    return a->created < b->created ? -1 : 1;
+  if (a->mtime.tv_sec != b->mtime.tv_sec)
+    return a->mtime.tv_sec < b->mtime.tv_sec ? -1 : 1;
+  if (a->mtime.tv_nsec != b->mtime.tv_nsec)
+    return a->mtime.tv_nsec < b->mtime.tv_nsec ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+/* A temporary file of a writer that died: ours, regular, and old. */
+static bool stc_cache_is_stale_temp(const stc_disk_cache *cache,
+                                    const struct stat *st) {
+  return S_ISREG(st->st_mode) && st->st_uid == cache->uid &&
+         (int64_t)st->st_mtime <
+             stc_now_seconds() - STC_CACHE_STALE_TEMP_SECONDS;
+}
+
+/* Lists the record files (unordered); with remove_stale, also removes
+ * stale temporary files. */
+static stc_status stc_cache_scan_dir(stc_disk_cache *cache, bool remove_stale,
+                                     stc_cache_scan *scan, stc_error *err) {
+  memset(scan, 0, sizeof *scan);
+  /* A fresh open file description: a dup would share the read position
+   * with every other thread scanning. */
+  int fd = openat(cache->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!dir) {
+    int error = errno;
+    if (fd >= 0)
+      close(fd);
+    stc_error_set(err, cache->path, 0, 0, "cannot read cache directory: %s",
+                  strerror(error));
+    return stc_cache_errno_status(error);
+  }
+  size_t capacity = 0;
+  stc_status status = STC_OK;
+  for (;;) {
+    errno = 0;
+    struct dirent *entry = readdir(dir);
+    if (!entry) {
+      if (errno) {
+        stc_error_set(err, cache->path, 0, 0,
+                      "cannot read cache directory: %s", strerror(errno));
+        status = STC_ERR_IO;
+      }
+      break;
+    }
+    const char *name = entry->d_name;
+    bool is_temp = strncmp(name, STC_CACHE_TEMP_PREFIX,
+                           sizeof STC_CACHE_TEMP_PREFIX - 1) == 0;
+    if (!is_temp && !stc_cache_has_suffix(name, STC_CACHE_SUFFIX))
+      continue;
+    struct stat st;
+    if (fstatat(cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue; /* gone meanwhile: another process renamed or removed it */
+    if (is_temp) {
+      if (remove_stale && stc_cache_is_stale_temp(cache, &st) &&
+          stc_cache_unlink_if_same(cache, name, &st))
+        scan->removed++;
+      continue;
+    }
+    if (scan->count == capacity) {
+      size_t grown = capacity ? capacity * 2 : 64;
+      stc_cache_file *files = realloc(scan->files, grown * sizeof *files);
+      if (!files) {
+        status = STC_ERR_NOMEM;
+        break;
+      }
+      scan->files = files;
+      capacity = grown;
+    }
+    stc_cache_file *file = &scan->files[scan->count];
+    file->name = stc_cache_strdup(name);
+    if (!file->name) {
+      status = STC_ERR_NOMEM;
+      break;
+    }
+    file->ours = S_ISREG(st.st_mode) && st.st_uid == cache->uid;
+    file->mtime = st.st_mtim;
+    file->created = INT64_MIN;
+    scan->count++;
+    scan->ours += file->ours;
+  }
+  closedir(dir);
+  if (status != STC_OK) {
+    if (status == STC_ERR_NOMEM)
+      stc_error_set(err, cache->path, 0, 0, "out of memory listing cache");
+    stc_cache_scan_free(scan);
+    return status;
+  }
+  return STC_OK;
+}
+
+/* Sorts a scan oldest first: by creation time as recorded, then mtime, then
+ * name, so that the order is total and every process agrees on it. Reading
+ * the heads costs an open per file, which is why only list, prune and a save
+ * that overflows capacity pay it. */
+static void stc_cache_scan_order(const stc_disk_cache *cache,
+                                 stc_cache_scan *scan) {
+  for (size_t i = 0; i < scan->count; ++i)
+    if (scan->files[i].ours)
+      scan->files[i].created =
+          stc_cache_head_created(cache, scan->files[i].name);
+  if (scan->count > 1)
+    qsort(scan->files, scan->count, sizeof *scan->files,
+          stc_cache_file_order);
+}
+
+/* Removes the oldest files of ours beyond capacity, given an ordered scan;
+ * skips entries already removed (name set to NULL) and keep (may be NULL:
+ * the record just saved, which must survive its own save). */
+static size_t stc_cache_enforce_capacity(stc_disk_cache *cache,
+                                         stc_cache_scan *scan,
+                                         const char *keep) {
+  size_t ours = 0, removed = 0;
+  for (size_t i = 0; i < scan->count; ++i)
+    ours += scan->files[i].name && scan->files[i].ours;
+  for (size_t i = 0; i < scan->count && ours > cache->capacity; ++i) {
+    stc_cache_file *file = &scan->files[i];
+    if (!file->name || !file->ours || (keep && strcmp(file->name, keep) == 0))
+      continue;
+    /* A concurrent pruner may have taken it already; it still left. */
+    if (unlinkat(cache->dir_fd, file->name, 0) == 0)
+      removed++;
+    ours--;
+  }
+  return removed;
+}
+
+stc_status stc_disk_cache_list(stc_disk_cache *cache,
+                               bool (*fn)(void *user,
+                                          const stc_cache_entry *entry),
+                               void *user, stc_error *err) {
+  if (!cache || !fn)
+    return STC_ERR_INVALID;
+  stc_cache_scan scan;
+  stc_status status = stc_cache_scan_dir(cache, false, &scan, err);
+  if (status != STC_OK)
+    return status;
+  stc_cache_scan_order(cache, &scan);
+  int64_t now = stc_cache_now(cache);
+  size_t path_size = strlen(cache->path) + 1 + 256 + 1;
+  char *path = malloc(path_size);
+  if (!path) {
+    stc_cache_scan_free(&scan);
+    return STC_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < scan.count; ++i) {
+    stc_cache_record record;
+    stc_cache_check check;
+    stc_cache_examine(cache, scan.files[i].name, NULL, now, &record, &check);
+    if (!check.exists)
+      continue; /* removed since the scan */
+    snprintf(path, path_size, "%s/%s", cache->path, scan.files[i].name);
+    stc_cache_entry entry = {path, check.status,
+                             check.status == STC_OK ? &record : NULL,
+                             check.problem};
+    bool more = fn(user, &entry);
+    stc_cache_record_clear(&record);
+    if (!more)
+      break;
+  }
+  free(path);
+  stc_cache_scan_free(&scan);
+  return STC_OK;
+}
+
+stc_status stc_disk_cache_prune(stc_disk_cache *cache, size_t *removed,
+                                stc_error *err) {
+  if (removed)
+    *removed = 0;
+  if (!cache)
+    return STC_ERR_INVALID;
+  stc_cache_scan scan;
+  stc_status status = stc_cache_scan_dir(cache, true, &scan, err);
+  if (status != STC_OK)
+    return status;
+  stc_cache_scan_order(cache, &scan);
+  size_t count = scan.removed;
+  int64_t now = stc_cache_now(cache);
+  for (size_t i = 0; i < scan.count; ++i) {
+    stc_cache_file *file = &scan.files[i];
+    if (!file->ours)
+      continue;
+    stc_cache_record record;
+    stc_cache_check check;
+    stc_cache_examine(cache, file->name, NULL, now, &record, &check);
+    stc_cache_record_clear(&record);
+    bool gone = !check.exists;
+    if (check.removable &&
+        stc_cache_unlink_if_same(cache, file->name, &check.stat)) {
+      count++;
+      gone = true;
+    }
+    if (gone) {
+      free(file->name);
+      file->name = NULL;
+    }
+  }
+  count += stc_cache_enforce_capacity(cache, &scan, NULL);
+  stc_cache_scan_free(&scan);
+  if (removed)
+    *removed = count;
+  return STC_OK;
+}
+
+stc_status stc_disk_cache_clear(stc_disk_cache *cache, size_t *removed,
+                                stc_error *err) {
+  if (removed)
+    *removed = 0;
+  if (!cache)
+    return STC_ERR_INVALID;
+  stc_cache_scan scan;
+  stc_status status = stc_cache_scan_dir(cache, true, &scan, err);
+  if (status != STC_OK)
+    return status;
+  size_t count = scan.removed;
+  for (size_t i = 0; i < scan.count; ++i) {
+    struct stat st;
+    /* Symlinks and foreign files are never ours to delete. */
+    if (scan.files[i].ours &&
+        fstatat(cache->dir_fd, scan.files[i].name, &st,
+                AT_SYMLINK_NOFOLLOW) == 0 &&
+        stc_cache_unlink_if_same(cache, scan.files[i].name, &st))
+      count++;
+  }
+  stc_cache_scan_free(&scan);
+  if (removed)
+    *removed = count;
+  return STC_OK;
+}
+
+/* ---- save --------------------------------------------------------------- */
+
+/* Creates a new temporary file next to the records. The name is unique per
+ * process (pid), per call (counter) and per attempt; O_EXCL settles races. */
+static int stc_cache_create_temp(const stc_disk_cache *cache, char name[96]) {
+  static atomic_uint_fast64_t counter;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t serial = atomic_fetch_add(&counter, 1);
+    snprintf(name, 96, STC_CACHE_TEMP_PREFIX "%ld.%" PRIu64 ".%lx",
+             (long)getpid(), serial,
+             (unsigned long)(now.tv_nsec ^ (long)now.tv_sec));
+    int fd = openat(cache->dir_fd, name,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+stc_status stc_disk_cache_save(stc_disk_cache *cache,
+                               const stc_cache_record *record, stc_error *err) {
+  size_t key_length, winner_length;
+  if (!cache || !record || !stc_cache_key_ok(record->key, &key_length) ||
+      !stc_cache_winner_ok(record->winner, &winner_length)) {
+    stc_error_set(err, NULL, 0, 0,
+                  "cache save needs a key of 1..%u bytes and a winner of "
+                  "1..%u bytes",
+                  STC_CACHE_MAX_KEY, STC_CACHE_MAX_WINNER);
+    return STC_ERR_INVALID;
+  }
+  char *data;
+  size_t size;
+  stc_status status =
+      stc_cache_encode(record, key_length, winner_length, &data, &size);
+  if (status != STC_OK) {
+    stc_error_set(err, NULL, 0, 0, "cannot encode cache record");
+    return status;
+  }
+  char name[70], temp[96];
+  stc_cache_record_name(record->key, key_length, name);
+  const char *step = "create temporary file";
+  int error = 0;
+  int fd = stc_cache_create_temp(cache, temp);
+  if (fd < 0) {
+    error = errno;
+  } else {
+    if ((error = stc_cache_write_all(fd, data, size)) != 0)
+      step = "write";
+    else if (fsync(fd) != 0)
+      step = "sync", error = errno;
+    if (close(fd) != 0 && !error)
+      step = "close", error = errno;
+    if (!error && renameat(cache->dir_fd, temp, cache->dir_fd, name) != 0)
+      step = "rename", error = errno;
+    if (error)
+      unlinkat(cache->dir_fd, temp, 0);
+  }
+  free(data);
+  if (error) {
+    stc_error_set(err, cache->path, 0, 0, "%s: cannot %s: %s", name, step,
+                  strerror(error));
+    return stc_cache_errno_status(error);
+  }
+  /* Makes the rename durable. A failure here is not reported: the record is
+   * already in place, and losing it in a crash only costs a retune. */
+  fsync(cache->dir_fd);
+
+  stc_cache_scan scan;
+  if (stc_cache_scan_dir(cache, false, &scan, NULL) == STC_OK) {
+    if (scan.ours > cache->capacity) {
+      stc_cache_scan_order(cache, &scan);
+      stc_cache_enforce_capacity(cache, &scan, name);
+    }
+    stc_cache_scan_free(&scan);
+  }
+  return STC_OK;
+}
