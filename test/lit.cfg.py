@@ -26,7 +26,6 @@ for var in list(config.environment):
         del config.environment[var]
 
 config.substitutions.append(("%stc_src_root", config.stc_src_root))
-config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
 if config.stc_build_compiler:
     config.available_features.add("compiler")

@@ -72,7 +72,7 @@ const char *stc_test_tmpdir(void);
     const char *stc_b_ = (b);                                                 \
     if (!stc_a_ || !stc_b_ || strcmp(stc_a_, stc_b_) != 0) {                  \
       char stc_m_[1024];                                                      \
-      snprintf(stc_m_, sizeof stc_m_, "%s == %s (\"%s\" vs \"%s\")", #a, #b,  \
+      snprintf(stc_m_, sizeof stc_m_, "%.100s == %.100s (\"%.300s\" vs \"%.300s\")", #a, #b, \
                stc_a_ ? stc_a_ : "(null)", stc_b_ ? stc_b_ : "(null)");       \
       stc_test_fail(__FILE__, __LINE__, stc_m_);                              \
       return;                                                                 \
@@ -86,7 +86,7 @@ const char *stc_test_tmpdir(void);
     const char *stc_n_ = (needle);                                            \
     if (!stc_h_ || !strstr(stc_h_, stc_n_)) {                                 \
       char stc_m_[1024];                                                      \
-      snprintf(stc_m_, sizeof stc_m_, "\"%s\" contains \"%s\"",               \
+      snprintf(stc_m_, sizeof stc_m_, "\"%.400s\" contains \"%.400s\"",         \
                stc_h_ ? stc_h_ : "(null)", stc_n_);                           \
       stc_test_fail(__FILE__, __LINE__, stc_m_);                              \
       return;                                                                 \
