@@ -1,2 +1,494 @@
-/* placeholder: to be written */
-typedef int stc_placeholder_policy_;
+/* The stack tuner's policy (include/stc/tuner.h, DESIGN.md section 6).
+ *
+ * In: a policy struct, or one "field = text" pair (from a command line or an
+ * STC_TUNE_<FIELD> environment variable). Out: defaults, a validity verdict
+ * with the reason, or the one field updated. Also the names of modes and
+ * decision sources. Every field has one check (check_field) that serves
+ * both whole-policy validation and single-field assignment. */
+#include "stc/tuner.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Limits that keep a policy from asking for absurd allocations: the tuner
+ * keeps `samples` pairs and `regression_pairs` ratios per key. */
+#define STC_POLICY_MAX_SAMPLES 100001u
+#define STC_POLICY_MAX_REGRESSION_PAIRS 4096u
+
+const char *stc_tune_mode_str(stc_tune_mode mode) {
+  switch (mode) {
+  case STC_MODE_EXPLORE: return "explore";
+  case STC_MODE_CACHE_ONLY: return "cache-only";
+  case STC_MODE_DISABLED: return "off";
+  }
+  return "unknown";
+}
+
+/* Compares names ignoring ASCII case and treating '-' and '_' alike, so
+ * "cache-only", "CACHE_ONLY" and "max-candidates" all match. */
+static bool name_equal(const char *a, const char *b) {
+  for (;; a++, b++) {
+    char x = (char)tolower((unsigned char)*a), y = (char)tolower((unsigned char)*b);
+    if (x == '-')
+      x = '_';
+    if (y == '-')
+      y = '_';
+    if (x != y)
+      return false;
+    if (!x)
+      return true;
+  }
+}
+
+stc_status stc_tune_mode_parse(const char *text, stc_tune_mode *out) {
+  static const struct {
+    const char *name;
+    stc_tune_mode mode;
+  } names[] = {
+      {"explore", STC_MODE_EXPLORE},   {"cache-only", STC_MODE_CACHE_ONLY},
+      {"off", STC_MODE_DISABLED},      {"disabled", STC_MODE_DISABLED},
+  };
+  if (!text || !out)
+    return STC_ERR_INVALID;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (name_equal(text, names[i].name)) {
+      *out = names[i].mode;
+      return STC_OK;
+    }
+  }
+  return STC_ERR_INVALID;
+}
+
+const char *stc_decision_source_str(stc_decision_source source) {
+  switch (source) {
+  case STC_SOURCE_TUNED: return "tuned";
+  case STC_SOURCE_MEMORY_CACHE: return "memory-cache";
+  case STC_SOURCE_DISK_CACHE: return "disk-cache";
+  case STC_SOURCE_CACHE_MISS: return "cache-miss";
+  case STC_SOURCE_DISABLED: return "disabled";
+  case STC_SOURCE_BUSY: return "busy";
+  case STC_SOURCE_NESTED: return "nested";
+  case STC_SOURCE_VALIDATION_UNAVAILABLE: return "validation-unavailable";
+  }
+  return "unknown";
+}
+
+void stc_tuner_policy_init(stc_tuner_policy *policy) {
+  if (!policy)
+    return;
+  memset(policy, 0, sizeof *policy);
+  policy->mode = STC_MODE_EXPLORE;
+  policy->require_validation = true;
+  policy->tolerance.absolute = 1e-4;
+  policy->tolerance.relative = 1e-3;
+  policy->tolerance.readback_limit = UINT64_C(64) << 20;
+  policy->warmups = 2;
+  policy->samples = 7;
+  policy->max_candidates = 32;
+  policy->budget_ns = UINT64_C(30) * 1000000000u;
+  policy->min_speedup = 1.05;
+  policy->max_relative_mad = 0.15;
+  policy->has_workspace_limit = false;
+  policy->workspace_limit = 0;
+  policy->capacity = 1024;
+  policy->ttl_seconds = UINT64_C(7) * 24 * 3600;
+  policy->max_parallel_tunes = 1;
+  policy->regression_pairs = 7;
+  policy->regression_ratio = 1.15;
+}
+
+/* One entry per settable name. Several names may share a field (aliases and
+ * unit variants such as budget_ms / budget_ns). */
+typedef enum policy_field {
+  FIELD_MODE,
+  FIELD_REQUIRE_VALIDATION,
+  FIELD_TOLERANCE_ABSOLUTE,
+  FIELD_TOLERANCE_RELATIVE,
+  FIELD_READBACK_LIMIT,
+  FIELD_WARMUPS,
+  FIELD_SAMPLES,
+  FIELD_MAX_CANDIDATES,
+  FIELD_BUDGET,
+  FIELD_MIN_SPEEDUP,
+  FIELD_MAX_RELATIVE_MAD,
+  FIELD_WORKSPACE_LIMIT,
+  FIELD_CAPACITY,
+  FIELD_TTL,
+  FIELD_MAX_PARALLEL_TUNES,
+  FIELD_REGRESSION_PAIRS,
+  FIELD_REGRESSION_RATIO,
+  FIELD_COUNT_,
+} policy_field;
+
+/* How a name's text is read. */
+typedef enum value_kind {
+  VALUE_MODE,
+  VALUE_BOOL,
+  VALUE_DOUBLE,
+  VALUE_COUNT,     /* unsigned integer */
+  VALUE_BYTES,     /* unsigned integer with optional K/M/G[i][B] suffix */
+  VALUE_WORKSPACE, /* bytes, or none/off/unlimited */
+} value_kind;
+
+static const struct {
+  const char *name;
+  policy_field field;
+  value_kind kind;
+  uint64_t scale; /* multiplies integer values (budget units) */
+} policy_names[] = {
+    {"mode", FIELD_MODE, VALUE_MODE, 1},
+    {"require_validation", FIELD_REQUIRE_VALIDATION, VALUE_BOOL, 1},
+    {"tolerance_absolute", FIELD_TOLERANCE_ABSOLUTE, VALUE_DOUBLE, 1},
+    {"absolute_tolerance", FIELD_TOLERANCE_ABSOLUTE, VALUE_DOUBLE, 1},
+    {"tolerance_relative", FIELD_TOLERANCE_RELATIVE, VALUE_DOUBLE, 1},
+    {"relative_tolerance", FIELD_TOLERANCE_RELATIVE, VALUE_DOUBLE, 1},
+    {"readback_limit", FIELD_READBACK_LIMIT, VALUE_BYTES, 1},
+    {"tolerance_readback_limit", FIELD_READBACK_LIMIT, VALUE_BYTES, 1},
+    {"warmups", FIELD_WARMUPS, VALUE_COUNT, 1},
+    {"samples", FIELD_SAMPLES, VALUE_COUNT, 1},
+    {"max_candidates", FIELD_MAX_CANDIDATES, VALUE_COUNT, 1},
+    {"budget_ns", FIELD_BUDGET, VALUE_COUNT, 1},
+    {"budget_us", FIELD_BUDGET, VALUE_COUNT, 1000},
+    {"budget_ms", FIELD_BUDGET, VALUE_COUNT, 1000000},
+    {"budget_s", FIELD_BUDGET, VALUE_COUNT, 1000000000},
+    {"min_speedup", FIELD_MIN_SPEEDUP, VALUE_DOUBLE, 1},
+    {"max_relative_mad", FIELD_MAX_RELATIVE_MAD, VALUE_DOUBLE, 1},
+    {"workspace_limit", FIELD_WORKSPACE_LIMIT, VALUE_WORKSPACE, 1},
+    {"capacity", FIELD_CAPACITY, VALUE_COUNT, 1},
+    {"ttl_seconds", FIELD_TTL, VALUE_COUNT, 1},
+    {"ttl", FIELD_TTL, VALUE_COUNT, 1},
+    {"max_parallel_tunes", FIELD_MAX_PARALLEL_TUNES, VALUE_COUNT, 1},
+    {"regression_pairs", FIELD_REGRESSION_PAIRS, VALUE_COUNT, 1},
+    {"regression_ratio", FIELD_REGRESSION_RATIO, VALUE_DOUBLE, 1},
+};
+
+/* The one check per field; validate runs all of them, set runs the one it
+ * changed so that an assignment is judged on its own value. */
+static stc_status check_field(const stc_tuner_policy *p, policy_field field,
+                              stc_error *err) {
+  switch (field) {
+  case FIELD_MODE:
+    if (p->mode != STC_MODE_EXPLORE && p->mode != STC_MODE_CACHE_ONLY &&
+        p->mode != STC_MODE_DISABLED)
+      goto bad_mode;
+    return STC_OK;
+  case FIELD_REQUIRE_VALIDATION:
+    return STC_OK;
+  case FIELD_TOLERANCE_ABSOLUTE:
+    if (!(isfinite(p->tolerance.absolute) && p->tolerance.absolute >= 0)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "tolerance_absolute must be a finite number >= 0");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_TOLERANCE_RELATIVE:
+    if (!(isfinite(p->tolerance.relative) && p->tolerance.relative >= 0)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "tolerance_relative must be a finite number >= 0");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_READBACK_LIMIT:
+    /* A validator that may read nothing could never pass. */
+    if (p->tolerance.readback_limit == 0) {
+      stc_error_set(err, NULL, 0, 0, "readback_limit must be > 0 bytes");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_WARMUPS:
+    return STC_OK;
+  case FIELD_SAMPLES:
+    /* An odd count makes the median one measured pair, not an average. */
+    if (p->samples == 0 || p->samples % 2 == 0 ||
+        p->samples > STC_POLICY_MAX_SAMPLES) {
+      stc_error_set(err, NULL, 0, 0,
+                    "samples must be odd and between 1 and %u (got %u)",
+                    STC_POLICY_MAX_SAMPLES, p->samples);
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_MAX_CANDIDATES:
+    if (p->max_candidates < 1) {
+      stc_error_set(err, NULL, 0, 0,
+                    "max_candidates must be >= 1 (the reference counts)");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_BUDGET:
+    if (p->budget_ns == 0) {
+      stc_error_set(err, NULL, 0, 0, "budget must be > 0");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_MIN_SPEEDUP:
+    if (!(isfinite(p->min_speedup) && p->min_speedup >= 1.0)) {
+      stc_error_set(err, NULL, 0, 0, "min_speedup must be a finite number >= 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_MAX_RELATIVE_MAD:
+    if (!(isfinite(p->max_relative_mad) && p->max_relative_mad > 0)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "max_relative_mad must be a finite number > 0");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_WORKSPACE_LIMIT:
+    return STC_OK;
+  case FIELD_CAPACITY:
+    if (p->capacity == 0) {
+      stc_error_set(err, NULL, 0, 0, "capacity must be >= 1 record");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_TTL:
+    if (p->ttl_seconds == 0) {
+      stc_error_set(err, NULL, 0, 0, "ttl_seconds must be >= 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_MAX_PARALLEL_TUNES:
+    if (p->max_parallel_tunes == 0) {
+      stc_error_set(err, NULL, 0, 0, "max_parallel_tunes must be >= 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_REGRESSION_PAIRS:
+    if (p->regression_pairs == 0 ||
+        p->regression_pairs > STC_POLICY_MAX_REGRESSION_PAIRS) {
+      stc_error_set(err, NULL, 0, 0,
+                    "regression_pairs must be between 1 and %u (got %u)",
+                    STC_POLICY_MAX_REGRESSION_PAIRS, p->regression_pairs);
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_REGRESSION_RATIO:
+    if (!(isfinite(p->regression_ratio) && p->regression_ratio > 1.0)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "regression_ratio must be a finite number > 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_COUNT_:
+    break;
+  }
+bad_mode:
+  stc_error_set(err, NULL, 0, 0, "mode must be explore, cache-only or off");
+  return STC_ERR_INVALID;
+}
+
+stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
+                                     stc_error *err) {
+  if (!policy) {
+    stc_error_set(err, NULL, 0, 0, "no policy");
+    return STC_ERR_INVALID;
+  }
+  for (int field = 0; field < FIELD_COUNT_; field++) {
+    stc_status status = check_field(policy, (policy_field)field, err);
+    if (status != STC_OK)
+      return status;
+  }
+  return STC_OK;
+}
+
+/* Copies text without surrounding white space into buf; false when it does
+ * not fit or is empty. */
+static bool trimmed(const char *text, char *buf, size_t size) {
+  while (isspace((unsigned char)*text))
+    text++;
+  size_t length = strlen(text);
+  while (length > 0 && isspace((unsigned char)text[length - 1]))
+    length--;
+  if (length == 0 || length >= size)
+    return false;
+  memcpy(buf, text, length);
+  buf[length] = 0;
+  return true;
+}
+
+/* Reads a plain unsigned decimal integer; the rest of the text is returned
+ * in *rest (the caller decides what a suffix may be). */
+static bool parse_u64_prefix(const char *text, uint64_t *out, const char **rest) {
+  if (!isdigit((unsigned char)*text))
+    return false; /* rejects signs, which strtoull would silently wrap */
+  errno = 0;
+  char *end;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (errno == ERANGE)
+    return false;
+  *out = value;
+  *rest = end;
+  return true;
+}
+
+static bool multiply(uint64_t value, uint64_t scale, uint64_t *out) {
+  if (scale != 0 && value > UINT64_MAX / scale)
+    return false;
+  *out = value * scale;
+  return true;
+}
+
+static bool parse_bytes(const char *text, uint64_t *out) {
+  static const struct {
+    const char *suffix;
+    unsigned shift;
+  } suffixes[] = {
+      {"", 0},     {"b", 0},     {"k", 10},   {"kb", 10},  {"kib", 10},
+      {"m", 20},   {"mb", 20},   {"mib", 20}, {"g", 30},   {"gb", 30},
+      {"gib", 30}, {"t", 40},    {"tb", 40},  {"tib", 40},
+  };
+  uint64_t value;
+  const char *rest;
+  if (!parse_u64_prefix(text, &value, &rest))
+    return false;
+  while (*rest == ' ')
+    rest++;
+  for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+    if (strcasecmp(rest, suffixes[i].suffix) == 0)
+      return multiply(value, UINT64_C(1) << suffixes[i].shift, out);
+  return false;
+}
+
+static bool parse_bool(const char *text, bool *out) {
+  static const char *const yes[] = {"1", "true", "yes", "on"};
+  static const char *const no[] = {"0", "false", "no", "off"};
+  for (size_t i = 0; i < 4; i++) {
+    if (strcasecmp(text, yes[i]) == 0) {
+      *out = true;
+      return true;
+    }
+    if (strcasecmp(text, no[i]) == 0) {
+      *out = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool parse_double(const char *text, double *out) {
+  errno = 0;
+  char *end;
+  double value = strtod(text, &end);
+  if (end == text || *end || errno == ERANGE || !isfinite(value))
+    return false;
+  *out = value;
+  return true;
+}
+
+/* Stores an unsigned value into a field, refusing values its type cannot
+ * hold (a silent truncation would turn 2^32+1 samples into 1). */
+static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value) {
+  switch (field) {
+  case FIELD_WARMUPS: case FIELD_SAMPLES: case FIELD_MAX_CANDIDATES:
+  case FIELD_MAX_PARALLEL_TUNES: case FIELD_REGRESSION_PAIRS:
+    if (value > UINT32_MAX)
+      return false;
+    break;
+  default:
+    break;
+  }
+  switch (field) {
+  case FIELD_WARMUPS: p->warmups = (uint32_t)value; return true;
+  case FIELD_SAMPLES: p->samples = (uint32_t)value; return true;
+  case FIELD_MAX_CANDIDATES: p->max_candidates = (uint32_t)value; return true;
+  case FIELD_MAX_PARALLEL_TUNES: p->max_parallel_tunes = (uint32_t)value; return true;
+  case FIELD_REGRESSION_PAIRS: p->regression_pairs = (uint32_t)value; return true;
+  case FIELD_BUDGET: p->budget_ns = value; return true;
+  case FIELD_TTL: p->ttl_seconds = value; return true;
+  case FIELD_READBACK_LIMIT: p->tolerance.readback_limit = value; return true;
+  case FIELD_CAPACITY:
+    if (value > SIZE_MAX)
+      return false;
+    p->capacity = (size_t)value;
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool store_double(stc_tuner_policy *p, policy_field field, double value) {
+  switch (field) {
+  case FIELD_TOLERANCE_ABSOLUTE: p->tolerance.absolute = value; return true;
+  case FIELD_TOLERANCE_RELATIVE: p->tolerance.relative = value; return true;
+  case FIELD_MIN_SPEEDUP: p->min_speedup = value; return true;
+  case FIELD_MAX_RELATIVE_MAD: p->max_relative_mad = value; return true;
+  case FIELD_REGRESSION_RATIO: p->regression_ratio = value; return true;
+  default: return false;
+  }
+}
+
+/* Parses text into the field of copy; false for a value that cannot be
+ * read as the field's kind. */
+static bool parse_into(stc_tuner_policy *copy, policy_field field,
+                       value_kind kind, uint64_t scale, const char *text) {
+  switch (kind) {
+  case VALUE_MODE:
+    return stc_tune_mode_parse(text, &copy->mode) == STC_OK;
+  case VALUE_BOOL:
+    return parse_bool(text, &copy->require_validation);
+  case VALUE_DOUBLE: {
+    double value;
+    return parse_double(text, &value) && store_double(copy, field, value);
+  }
+  case VALUE_COUNT: {
+    uint64_t value, scaled;
+    const char *rest;
+    return parse_u64_prefix(text, &value, &rest) && *rest == 0 &&
+           multiply(value, scale, &scaled) && store_count(copy, field, scaled);
+  }
+  case VALUE_BYTES: {
+    uint64_t value;
+    return parse_bytes(text, &value) && store_count(copy, field, value);
+  }
+  case VALUE_WORKSPACE: {
+    static const char *const none[] = {"none", "off", "unlimited", "no"};
+    for (size_t i = 0; i < 4; i++) {
+      if (strcasecmp(text, none[i]) == 0) {
+        copy->has_workspace_limit = false;
+        copy->workspace_limit = 0;
+        return true;
+      }
+    }
+    uint64_t value;
+    if (!parse_bytes(text, &value))
+      return false;
+    copy->has_workspace_limit = true;
+    copy->workspace_limit = value;
+    return true;
+  }
+  }
+  return false;
+}
+
+stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,
+                                const char *value, stc_error *err) {
+  if (!policy || !field || !value) {
+    stc_error_set(err, NULL, 0, 0, "policy, field and value are required");
+    return STC_ERR_INVALID;
+  }
+  size_t entry = 0, count = sizeof policy_names / sizeof policy_names[0];
+  while (entry < count && !name_equal(field, policy_names[entry].name))
+    entry++;
+  if (entry == count) {
+    stc_error_set(err, NULL, 0, 0, "unknown tuner policy field '%.200s'", field);
+    return STC_ERR_NOT_FOUND;
+  }
+  char text[128];
+  stc_tuner_policy copy = *policy;
+  if (!trimmed(value, text, sizeof text) ||
+      !parse_into(&copy, policy_names[entry].field, policy_names[entry].kind,
+                  policy_names[entry].scale, text)) {
+    stc_error_set(err, NULL, 0, 0, "bad value '%.200s' for tuner policy field %s",
+                  value, policy_names[entry].name);
+    return STC_ERR_INVALID;
+  }
+  stc_status status = check_field(&copy, policy_names[entry].field, err);
+  if (status != STC_OK)
+    return status;
+  *policy = copy;
+  return STC_OK;
+}

@@ -1,2 +1,1517 @@
-/* placeholder: to be written */
-typedef int stc_placeholder_tuner_;
+/* The stack tuner engine (include/stc/tuner.h, DESIGN.md section 6).
+ *
+ * In: a problem, its candidates, the index of the declared reference and the
+ * caller's trial runner. Out: a decision (which candidate to run, and why),
+ * plus memory records, disk records (stc/tuner_cache.h), tuning reports and
+ * counters kept by the tuner.
+ *
+ * stc_tuner_select applies the numbered rules of DESIGN.md section 6 in the
+ * order of the reference engine (seeds/stack_tuner_engine.rs.txt):
+ * request checks -> quarantine -> disabled -> memory record -> bypass ->
+ * nested -> busy/permit -> disk record (validated once) -> cache-only ->
+ * exploration. The state lock guards only in-memory state: it is never held
+ * while a runner callback or a disk operation runs, so a runner may call
+ * select again (it gets the reference) and contenders never wait. */
+#include "stc/tuner.h"
+
+#include "stc/hash.h"
+#include "stc/tuner_cache.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STC_TUNER_MAX_CANDIDATES 4096u
+#define STC_TUNER_MAX_NAME 4096u
+#define STC_TUNER_MAX_KEY (384u * 1024u)
+#define STC_TUNER_MAX_REPORTS 128u
+#define STC_TUNER_MESSAGE 512
+
+/* Depth of tuning on this thread: a select called from inside a runner
+ * callback (of any tuner) gets the reference instead of re-entering. */
+static _Thread_local size_t stc_tuner_depth;
+
+bool stc_tuner_is_tuning(void) { return stc_tuner_depth != 0; }
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static char *dup_string(const char *text) {
+  size_t size = strlen(text) + 1;
+  char *copy = malloc(size);
+  if (copy)
+    memcpy(copy, text, size);
+  return copy;
+}
+
+/* printf into a fresh allocation; NULL when out of memory. */
+static char *format_string(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+static char *format_string(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int size = vsnprintf(NULL, 0, format, ap);
+  va_end(ap);
+  if (size < 0)
+    return NULL;
+  char *text = malloc((size_t)size + 1);
+  if (!text)
+    return NULL;
+  va_start(ap, format);
+  vsnprintf(text, (size_t)size + 1, format, ap);
+  va_end(ap);
+  return text;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of values (reordered in place); NaN for none. An even count takes
+ * the mean of the two middle values. */
+static double median(double *values, size_t count) {
+  if (count == 0)
+    return NAN;
+  qsort(values, count, sizeof *values, compare_doubles);
+  if (count % 2)
+    return values[count / 2];
+  return (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+static uint64_t ns_from_double(double ns) {
+  if (!(ns > 0))
+    return 0;
+  if (ns >= 18446744073709551615.0)
+    return UINT64_MAX;
+  return (uint64_t)llround(ns);
+}
+
+/* A set of owned strings. The sets here (tunes in flight, busy devices,
+ * quarantined lanes, banned names of one key) stay small. */
+typedef struct string_set {
+  char **items;
+  size_t count, capacity;
+} string_set;
+
+static bool set_contains(const string_set *set, const char *text) {
+  for (size_t i = 0; i < set->count; i++)
+    if (strcmp(set->items[i], text) == 0)
+      return true;
+  return false;
+}
+
+static stc_status set_add(string_set *set, const char *text) {
+  if (set_contains(set, text))
+    return STC_OK;
+  if (set->count == set->capacity) {
+    size_t capacity = set->capacity ? set->capacity * 2 : 4;
+    char **items = realloc(set->items, capacity * sizeof *items);
+    if (!items)
+      return STC_ERR_NOMEM;
+    set->items = items;
+    set->capacity = capacity;
+  }
+  char *copy = dup_string(text);
+  if (!copy)
+    return STC_ERR_NOMEM;
+  set->items[set->count++] = copy;
+  return STC_OK;
+}
+
+static void set_remove(string_set *set, const char *text) {
+  for (size_t i = 0; i < set->count; i++) {
+    if (strcmp(set->items[i], text) == 0) {
+      free(set->items[i]);
+      set->items[i] = set->items[--set->count];
+      return;
+    }
+  }
+}
+
+static void set_free(string_set *set) {
+  for (size_t i = 0; i < set->count; i++)
+    free(set->items[i]);
+  free(set->items);
+  memset(set, 0, sizeof *set);
+}
+
+/* ---- per-key state ------------------------------------------------------ */
+
+/* Everything the tuner remembers about one cache key. An entry holds one
+ * FIFO slot of the capacity whether it carries a record, a bypass mark, a
+ * ban list or a regression window; evicting it forgets all of them (as the
+ * reference engine's insert does). */
+typedef struct key_entry {
+  char *key;
+  uint64_t hash;
+  char key_digest[65]; /* sha256 of key: what the fingerprint hashes */
+  struct key_entry *chain;          /* next in the hash bucket */
+  struct key_entry *older, *newer;  /* FIFO order of first insertion */
+  bool has_record;
+  stc_cache_record record;
+  bool bypass; /* validation unavailable: keep using the reference */
+  stc_scope bypass_scope;
+  string_set banned;
+  double *window; /* regression ratios, a ring of regression_pairs */
+  size_t window_head, window_count;
+} key_entry;
+
+struct stc_tuner {
+  stc_tuner_policy policy;
+  stc_disk_cache *disk; /* NULL: memory only */
+  pthread_mutex_t lock;
+  /* Guarded by lock: */
+  key_entry **buckets;
+  size_t bucket_count, entry_count;
+  key_entry *oldest, *newest;
+  string_set pending;  /* keys being tuned */
+  string_set devices;  /* environments being tuned */
+  string_set poisoned; /* quarantined environments */
+  stc_tune_report *reports; /* ring of report_capacity */
+  size_t report_capacity, report_head, report_count;
+  stc_tuner_stats stats;
+  uint64_t (*clock)(void *user);
+  void *clock_user;
+};
+
+static void lock_state(stc_tuner *t) { pthread_mutex_lock(&t->lock); }
+static void unlock_state(stc_tuner *t) { pthread_mutex_unlock(&t->lock); }
+
+static uint64_t key_hash(const char *key) {
+  return stc_hash64(key, strlen(key), STC_HASH_SEED);
+}
+
+static key_entry *entry_find(stc_tuner *t, const char *key, uint64_t hash) {
+  if (!t->bucket_count)
+    return NULL;
+  for (key_entry *e = t->buckets[hash % t->bucket_count]; e; e = e->chain)
+    if (e->hash == hash && strcmp(e->key, key) == 0)
+      return e;
+  return NULL;
+}
+
+static void entry_free(key_entry *e) {
+  free(e->key);
+  stc_cache_record_clear(&e->record);
+  set_free(&e->banned);
+  free(e->window);
+  free(e);
+}
+
+/* Unlinks e from its bucket and from the FIFO, then frees it. */
+static void entry_drop(stc_tuner *t, key_entry *e) {
+  key_entry **link = &t->buckets[e->hash % t->bucket_count];
+  while (*link != e)
+    link = &(*link)->chain;
+  *link = e->chain;
+  if (e->older)
+    e->older->newer = e->newer;
+  else
+    t->oldest = e->newer;
+  if (e->newer)
+    e->newer->older = e->older;
+  else
+    t->newest = e->older;
+  t->entry_count--;
+  entry_free(e);
+}
+
+static bool entry_is_empty(const key_entry *e) {
+  return !e->has_record && !e->bypass && e->banned.count == 0 &&
+         e->window_count == 0;
+}
+
+static stc_status grow_buckets(stc_tuner *t) {
+  size_t count = t->bucket_count ? t->bucket_count * 2 : 16;
+  key_entry **buckets = calloc(count, sizeof *buckets);
+  if (!buckets)
+    return STC_ERR_NOMEM;
+  for (key_entry *e = t->oldest; e; e = e->newer) {
+    e->chain = buckets[e->hash % count];
+    buckets[e->hash % count] = e;
+  }
+  free(t->buckets);
+  t->buckets = buckets;
+  t->bucket_count = count;
+  return STC_OK;
+}
+
+/* Finds key's entry or creates it at the back of the FIFO, first evicting
+ * the oldest entries so that at most `capacity` remain (DESIGN.md: capacity
+ * records; the FIFO position is that of first insertion). */
+static stc_status entry_touch(stc_tuner *t, const char *key, uint64_t hash,
+                              key_entry **out) {
+  key_entry *e = entry_find(t, key, hash);
+  if (e) {
+    *out = e;
+    return STC_OK;
+  }
+  if ((t->entry_count + 1) * 4 > t->bucket_count * 3 &&
+      grow_buckets(t) != STC_OK)
+    return STC_ERR_NOMEM;
+  e = calloc(1, sizeof *e);
+  if (!e || !(e->key = dup_string(key))) {
+    free(e);
+    return STC_ERR_NOMEM;
+  }
+  while (t->entry_count >= t->policy.capacity && t->oldest)
+    entry_drop(t, t->oldest);
+  e->hash = hash;
+  stc_sha256_hex(key, strlen(key), e->key_digest);
+  e->chain = t->buckets[hash % t->bucket_count];
+  t->buckets[hash % t->bucket_count] = e;
+  e->older = t->newest;
+  if (t->newest)
+    t->newest->newer = e;
+  else
+    t->oldest = e;
+  t->newest = e;
+  t->entry_count++;
+  *out = e;
+  return STC_OK;
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+static void report_clear(stc_tune_report *r) {
+  free(r->operation);
+  free(r->environment);
+  free(r->workload);
+  free(r->execution_context);
+  free(r->winner);
+  for (size_t i = 0; i < r->num_candidates; i++) {
+    free(r->candidates[i].name);
+    free(r->candidates[i].note);
+  }
+  free(r->candidates);
+  memset(r, 0, sizeof *r);
+}
+
+void stc_tune_reports_free(stc_tune_report *reports, size_t count) {
+  if (!reports)
+    return;
+  for (size_t i = 0; i < count; i++)
+    report_clear(&reports[i]);
+  free(reports);
+}
+
+/* Fills the problem part of a report; false when out of memory. */
+static bool report_start(stc_tune_report *r, const stc_problem *problem,
+                         const char *winner, size_t num_candidates) {
+  memset(r, 0, sizeof *r);
+  r->operation = dup_string(problem->operation);
+  r->environment = dup_string(problem->environment);
+  r->workload = dup_string(problem->workload);
+  r->execution_context =
+      dup_string(problem->execution_context ? problem->execution_context : "");
+  r->winner = dup_string(winner);
+  r->candidates = calloc(num_candidates, sizeof *r->candidates);
+  r->num_candidates = num_candidates;
+  if (!r->operation || !r->environment || !r->workload ||
+      !r->execution_context || !r->winner || !r->candidates) {
+    if (!r->candidates)
+      r->num_candidates = 0;
+    report_clear(r);
+    return false;
+  }
+  return true;
+}
+
+static stc_status report_copy(const stc_tune_report *from, stc_tune_report *to) {
+  memset(to, 0, sizeof *to);
+  *to = *from;
+  to->operation = dup_string(from->operation);
+  to->environment = dup_string(from->environment);
+  to->workload = dup_string(from->workload);
+  to->execution_context = dup_string(from->execution_context);
+  to->winner = dup_string(from->winner);
+  to->candidates = calloc(from->num_candidates ? from->num_candidates : 1,
+                          sizeof *to->candidates);
+  bool ok = to->operation && to->environment && to->workload &&
+            to->execution_context && to->winner && to->candidates;
+  for (size_t i = 0; ok && i < from->num_candidates; i++) {
+    to->candidates[i] = from->candidates[i];
+    to->candidates[i].name = dup_string(from->candidates[i].name);
+    to->candidates[i].note = dup_string(from->candidates[i].note);
+    ok = to->candidates[i].name && to->candidates[i].note;
+  }
+  if (!ok) {
+    if (!to->candidates)
+      to->num_candidates = 0;
+    report_clear(to);
+    return STC_ERR_NOMEM;
+  }
+  return STC_OK;
+}
+
+/* Keeps report (taking ownership), dropping the oldest beyond the bound. */
+static void push_report_locked(stc_tuner *t, stc_tune_report *report) {
+  if (t->report_count == t->report_capacity) {
+    report_clear(&t->reports[t->report_head]);
+    t->report_head = (t->report_head + 1) % t->report_capacity;
+    t->report_count--;
+  }
+  t->reports[(t->report_head + t->report_count) % t->report_capacity] = *report;
+  t->report_count++;
+  memset(report, 0, sizeof *report);
+}
+
+/* ---- creation ----------------------------------------------------------- */
+
+stc_status stc_tuner_create(const stc_tuner_policy *policy,
+                            const char *cache_directory, stc_tuner **out,
+                            stc_error *err) {
+  if (!out) {
+    stc_error_set(err, NULL, 0, 0, "no output tuner");
+    return STC_ERR_INVALID;
+  }
+  *out = NULL;
+  stc_status status = stc_tuner_policy_validate(policy, err);
+  if (status != STC_OK)
+    return status;
+  stc_tuner *t = calloc(1, sizeof *t);
+  if (!t)
+    return STC_ERR_NOMEM;
+  t->policy = *policy;
+  t->report_capacity = policy->capacity < STC_TUNER_MAX_REPORTS
+                           ? policy->capacity
+                           : STC_TUNER_MAX_REPORTS;
+  t->reports = calloc(t->report_capacity, sizeof *t->reports);
+  if (!t->reports || pthread_mutex_init(&t->lock, NULL) != 0) {
+    free(t->reports);
+    free(t);
+    stc_error_set(err, NULL, 0, 0, "out of memory creating the tuner");
+    return STC_ERR_NOMEM;
+  }
+  if (cache_directory &&
+      stc_disk_cache_open(cache_directory, policy->capacity,
+                          policy->ttl_seconds, &t->disk, NULL) != STC_OK) {
+    /* An unusable cache directory costs persistence, never execution. */
+    t->disk = NULL;
+    t->stats.cache_warnings++;
+  }
+  *out = t;
+  return STC_OK;
+}
+
+void stc_tuner_destroy(stc_tuner *tuner) {
+  if (!tuner)
+    return;
+  while (tuner->oldest)
+    entry_drop(tuner, tuner->oldest);
+  free(tuner->buckets);
+  set_free(&tuner->pending);
+  set_free(&tuner->devices);
+  set_free(&tuner->poisoned);
+  for (size_t i = 0; i < tuner->report_count; i++)
+    report_clear(&tuner->reports[(tuner->report_head + i) %
+                                 tuner->report_capacity]);
+  free(tuner->reports);
+  stc_disk_cache_close(tuner->disk);
+  pthread_mutex_destroy(&tuner->lock);
+  free(tuner);
+}
+
+void stc_tuner_get_policy(stc_tuner *tuner, stc_tuner_policy *out) {
+  if (tuner && out)
+    *out = tuner->policy;
+}
+
+void stc_tuner_stats_get(stc_tuner *tuner, stc_tuner_stats *out) {
+  if (!tuner || !out)
+    return;
+  lock_state(tuner);
+  *out = tuner->stats;
+  unlock_state(tuner);
+}
+
+stc_status stc_tuner_reports(stc_tuner *tuner, stc_tune_report **out,
+                             size_t *count) {
+  if (!tuner || !out || !count)
+    return STC_ERR_INVALID;
+  *out = NULL;
+  *count = 0;
+  lock_state(tuner);
+  size_t n = tuner->report_count;
+  stc_tune_report *copies = n ? calloc(n, sizeof *copies) : NULL;
+  stc_status status = (n && !copies) ? STC_ERR_NOMEM : STC_OK;
+  size_t done = 0;
+  for (; status == STC_OK && done < n; done++)
+    status = report_copy(
+        &tuner->reports[(tuner->report_head + done) % tuner->report_capacity],
+        &copies[done]);
+  unlock_state(tuner);
+  if (status != STC_OK) {
+    stc_tune_reports_free(copies, done);
+    return status;
+  }
+  *out = copies;
+  *count = n;
+  return STC_OK;
+}
+
+static uint64_t monotonic_ns(void *user) {
+  (void)user;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+void stc_tuner_set_clock(stc_tuner *tuner, uint64_t (*now_ns)(void *user),
+                         void *user) {
+  if (!tuner)
+    return;
+  lock_state(tuner);
+  tuner->clock = now_ns;
+  tuner->clock_user = now_ns ? user : NULL;
+  unlock_state(tuner);
+}
+
+/* The budget clock of one exploration, read once at its start. */
+typedef struct budget_clock {
+  uint64_t (*now)(void *user);
+  void *user;
+  uint64_t started;
+} budget_clock;
+
+static uint64_t elapsed_ns(const budget_clock *clock) {
+  uint64_t now = clock->now(clock->user);
+  return now > clock->started ? now - clock->started : 0;
+}
+
+/* ---- decisions ---------------------------------------------------------- */
+
+void stc_decision_clear(stc_decision *decision) {
+  if (!decision)
+    return;
+  free(decision->name);
+  free(decision->cache_key);
+  memset(decision, 0, sizeof *decision);
+}
+
+static stc_status make_decision(stc_decision *out, size_t index,
+                                size_t reference, const char *name,
+                                stc_decision_source source, bool verified,
+                                bool has_ratio, double ratio, const char *key,
+                                stc_error *err) {
+  memset(out, 0, sizeof *out);
+  out->name = dup_string(name);
+  out->cache_key = dup_string(key);
+  if (!out->name || !out->cache_key) {
+    stc_decision_clear(out);
+    stc_error_set(err, NULL, 0, 0, "out of memory building a decision");
+    return STC_ERR_NOMEM;
+  }
+  out->index = index;
+  out->reference_index = reference;
+  out->source = source;
+  out->verified = verified;
+  out->has_ratio = has_ratio;
+  out->ratio = ratio;
+  return STC_OK;
+}
+
+/* ---- the request -------------------------------------------------------- */
+
+/* One select call's inputs, checked and keyed. */
+typedef struct select_request {
+  const stc_problem *problem;
+  const stc_candidate *candidates;
+  size_t count;
+  size_t reference;
+  const stc_trial_runner *runner;
+  char *key; /* owned */
+  uint64_t hash;
+} select_request;
+
+static bool candidate_fits(const stc_tuner_policy *policy,
+                           const stc_candidate *candidate) {
+  if (!candidate->eligible)
+    return false;
+  if (!policy->has_workspace_limit)
+    return true;
+  return candidate->workspace_known &&
+         candidate->workspace_bytes <= policy->workspace_limit;
+}
+
+static bool nonempty(const char *text) { return text && text[0]; }
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Rule 1, apart from the key length. */
+static stc_status check_request(const stc_tuner *t, const stc_problem *problem,
+                                const stc_candidate *candidates, size_t count,
+                                size_t reference, stc_error *err) {
+  if (!candidates || count == 0 || count > STC_TUNER_MAX_CANDIDATES ||
+      reference >= count || !nonempty(problem->operation) ||
+      !nonempty(problem->environment) || !nonempty(problem->workload) ||
+      (unsigned)problem->scope > STC_SCOPE_PIPELINE) {
+    stc_error_set(err, NULL, 0, 0,
+                  "a workload, environment and valid reference candidate are "
+                  "required (1 to %u candidates)",
+                  STC_TUNER_MAX_CANDIDATES);
+    return STC_ERR_INVALID;
+  }
+  const char **names = malloc(count * sizeof *names);
+  if (!names) {
+    stc_error_set(err, NULL, 0, 0, "out of memory checking candidate names");
+    return STC_ERR_NOMEM;
+  }
+  bool ok = true;
+  for (size_t i = 0; ok && i < count; i++) {
+    names[i] = candidates[i].name;
+    ok = nonempty(names[i]) &&
+         strnlen(names[i], STC_TUNER_MAX_NAME + 1) <= STC_TUNER_MAX_NAME;
+  }
+  if (ok) {
+    qsort(names, count, sizeof *names, compare_names);
+    for (size_t i = 1; ok && i < count; i++)
+      ok = strcmp(names[i - 1], names[i]) != 0;
+  }
+  free(names);
+  if (!ok) {
+    stc_error_set(err, NULL, 0, 0,
+                  "candidate names must be nonempty, bounded and unique");
+    return STC_ERR_INVALID;
+  }
+  if (!candidate_fits(&t->policy, &candidates[reference])) {
+    stc_error_set(err, NULL, 0, 0,
+                  "reference does not satisfy eligibility/workspace policy");
+    return STC_ERR_INVALID;
+  }
+  return STC_OK;
+}
+
+/* The key is written twice by one function: first only counted (so that an
+ * over-long key is refused before it is allocated), then stored. Every
+ * field is "tag=<length>:<bytes>;", which no choice of strings can make
+ * ambiguous. */
+typedef struct key_writer {
+  char *buffer; /* NULL: count only */
+  size_t length;
+} key_writer;
+
+static void put_bytes(key_writer *w, const char *bytes, size_t size) {
+  if (w->buffer)
+    memcpy(w->buffer + w->length, bytes, size);
+  w->length += size;
+}
+
+static void put_field(key_writer *w, const char *tag, const char *value) {
+  char prefix[64];
+  size_t size = strlen(value);
+  int n = snprintf(prefix, sizeof prefix, "%s=%zu:", tag, size);
+  put_bytes(w, prefix, (size_t)n);
+  put_bytes(w, value, size);
+  put_bytes(w, ";", 1);
+}
+
+static void put_number(key_writer *w, const char *tag, uint64_t value) {
+  char text[24];
+  snprintf(text, sizeof text, "%" PRIu64, value);
+  put_field(w, tag, text);
+}
+
+/* Doubles go in as their bits: exact, and independent of the locale. */
+static void put_double(key_writer *w, const char *tag, double value) {
+  uint64_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  char text[24];
+  snprintf(text, sizeof text, "%016" PRIx64, bits);
+  put_field(w, tag, text);
+}
+
+static void write_key(key_writer *w, const stc_tuner_policy *policy,
+                      const stc_problem *problem,
+                      const stc_candidate *candidates, size_t count,
+                      size_t reference, const char *lower_level) {
+  put_field(w, "stc-tuner-key", "1");
+  put_number(w, "scope", (uint64_t)problem->scope);
+  put_field(w, "operation", problem->operation);
+  put_field(w, "environment", problem->environment);
+  put_field(w, "workload", problem->workload);
+  put_field(w, "context",
+            problem->execution_context ? problem->execution_context : "");
+  put_number(w, "candidates", count);
+  for (size_t i = 0; i < count; i++) {
+    const stc_candidate *c = &candidates[i];
+    put_field(w, "name", c->name);
+    put_field(w, "revision", c->revision ? c->revision : "1");
+    if (c->workspace_known)
+      put_number(w, "workspace", c->workspace_bytes);
+    else
+      put_field(w, "workspace", "unknown");
+    put_number(w, "eligible", c->eligible ? 1 : 0);
+  }
+  put_number(w, "reference", reference);
+  /* What a decision means depends on how it was checked. */
+  put_number(w, "require-validation", policy->require_validation ? 1 : 0);
+  put_double(w, "tolerance-absolute", policy->tolerance.absolute);
+  put_double(w, "tolerance-relative", policy->tolerance.relative);
+  put_number(w, "tolerance-readback", policy->tolerance.readback_limit);
+  if (lower_level)
+    put_field(w, "lower-level", lower_level);
+}
+
+static stc_status build_key(stc_tuner *t, select_request *req, stc_error *err) {
+  char fingerprint[65];
+  const char *lower_level = NULL;
+  if (req->problem->scope == STC_SCOPE_PIPELINE) {
+    /* Rule 9: a changed operator choice makes a new pipeline key. */
+    stc_tuner_lower_level_fingerprint(t, fingerprint);
+    lower_level = fingerprint;
+  }
+  key_writer w = {NULL, 0};
+  write_key(&w, &t->policy, req->problem, req->candidates, req->count,
+            req->reference, lower_level);
+  if (w.length > STC_TUNER_MAX_KEY) {
+    stc_error_set(err, NULL, 0, 0,
+                  "autotune key exceeds 384 KiB (%zu bytes)", w.length);
+    return STC_ERR_INVALID;
+  }
+  w.buffer = malloc(w.length + 1);
+  if (!w.buffer) {
+    stc_error_set(err, NULL, 0, 0, "out of memory building the cache key");
+    return STC_ERR_NOMEM;
+  }
+  w.length = 0;
+  write_key(&w, &t->policy, req->problem, req->candidates, req->count,
+            req->reference, lower_level);
+  w.buffer[w.length] = 0;
+  req->key = w.buffer;
+  req->hash = key_hash(req->key);
+  return STC_OK;
+}
+
+/* ---- runner calls ------------------------------------------------------- */
+
+/* Why a trial failed: a status and the runner's (or our) message. */
+typedef struct failure {
+  stc_status status;
+  char message[STC_TUNER_MESSAGE];
+} failure;
+
+static stc_status fail(failure *f, stc_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static stc_status fail(failure *f, stc_status status, const char *format, ...) {
+  f->status = status;
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(f->message, sizeof f->message, format, ap);
+  va_end(ap);
+  return status;
+}
+
+static stc_status run_measure(const select_request *req, size_t candidate,
+                              uint64_t *elapsed, failure *f) {
+  char message[STC_TUNER_MESSAGE] = "";
+  uint64_t ns = 0;
+  stc_status status = req->runner->measure(req->runner->user, candidate, &ns,
+                                           message, sizeof message);
+  if (status == STC_OK) {
+    *elapsed = ns;
+    return STC_OK;
+  }
+  message[sizeof message - 1] = 0;
+  if (message[0])
+    return fail(f, status, "%s", message);
+  return fail(f, status, "measuring %s failed: %s",
+              req->candidates[candidate].name, stc_status_str(status));
+}
+
+/* Validates candidate against the reference. *checked is true only when the
+ * validator reported PASSED; UNSUPPORTED is acceptable (unchecked) only
+ * when the policy does not require validation. */
+static stc_status run_validation(const stc_tuner *t, const select_request *req,
+                                 size_t candidate, bool *checked, failure *f) {
+  char message[STC_TUNER_MESSAGE] = "";
+  stc_validation outcome = STC_VALIDATION_UNSUPPORTED;
+  stc_status status =
+      req->runner->validate(req->runner->user, req->reference, candidate,
+                            &t->policy.tolerance, &outcome, message,
+                            sizeof message);
+  message[sizeof message - 1] = 0;
+  if (status != STC_OK) {
+    if (message[0])
+      return fail(f, status, "%s", message);
+    return fail(f, status, "validating %s failed: %s",
+                req->candidates[candidate].name, stc_status_str(status));
+  }
+  switch (outcome) {
+  case STC_VALIDATION_PASSED:
+    *checked = true;
+    return STC_OK;
+  case STC_VALIDATION_UNSUPPORTED:
+    if (!t->policy.require_validation) {
+      *checked = false;
+      return STC_OK;
+    }
+    return fail(f, STC_ERR_UNAVAILABLE,
+                "no numerical validator for this output/size");
+  }
+  return fail(f, STC_ERR_REJECTED, "validator returned an unknown outcome");
+}
+
+/* ---- state updates ------------------------------------------------------ */
+
+/* A disk status that is a cache fault (a warning): anything but success or
+ * "no such record". */
+static bool disk_fault(stc_status status) {
+  return status != STC_OK && status != STC_ERR_NOT_FOUND;
+}
+
+static void count_warning(stc_tuner *t) {
+  lock_state(t);
+  t->stats.cache_warnings++;
+  unlock_state(t);
+}
+
+static void fail_device(stc_tuner *t, const char *environment) {
+  lock_state(t);
+  /* Out of memory here loses the quarantine mark but still counts. */
+  (void)set_add(&t->poisoned, environment);
+  t->stats.device_failures++;
+  unlock_state(t);
+}
+
+/* Keeps record as key's memory record (taking ownership). A record that
+ * cannot be kept only costs a later re-tune: counted as a cache warning. */
+static void store_record_locked(stc_tuner *t, const select_request *req,
+                                stc_cache_record *record) {
+  key_entry *e;
+  if (entry_touch(t, req->key, req->hash, &e) != STC_OK) {
+    stc_cache_record_clear(record);
+    t->stats.cache_warnings++;
+    return;
+  }
+  stc_cache_record_clear(&e->record);
+  e->record = *record;
+  e->has_record = true;
+  memset(record, 0, sizeof *record);
+}
+
+static bool banned_locked(const key_entry *e, const char *name) {
+  return e && set_contains(&e->banned, name);
+}
+
+static bool allowed(stc_tuner *t, const select_request *req, size_t index) {
+  if (!candidate_fits(&t->policy, &req->candidates[index]))
+    return false;
+  lock_state(t);
+  bool banned = banned_locked(entry_find(t, req->key, req->hash),
+                              req->candidates[index].name);
+  unlock_state(t);
+  return !banned;
+}
+
+/* Rule 3 (and the usability half of rule 5): a record is usable when it is
+ * fresh, verified if validation is required, and its winner is still an
+ * allowed candidate; *index gets that candidate. Lock held. */
+static bool usable_record_locked(stc_tuner *t, const select_request *req,
+                                 const key_entry *entry,
+                                 const stc_cache_record *record,
+                                 size_t *index) {
+  if (!stc_cache_record_is_fresh(record, stc_now_seconds(),
+                                 t->policy.ttl_seconds) ||
+      (t->policy.require_validation && !record->verified) || !record->winner)
+    return false;
+  for (size_t i = 0; i < req->count; i++) {
+    if (strcmp(req->candidates[i].name, record->winner) == 0) {
+      if (!candidate_fits(&t->policy, &req->candidates[i]) ||
+          banned_locked(entry, record->winner))
+        return false;
+      *index = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+static stc_status fallback(const select_request *req, stc_decision_source source,
+                           stc_decision *out, stc_error *err) {
+  return make_decision(out, req->reference, req->reference,
+                       req->candidates[req->reference].name, source, false,
+                       false, 0, req->key, err);
+}
+
+/* ---- exploration (rule 6) ----------------------------------------------- */
+
+typedef struct exploration {
+  size_t winner;
+  double ratio;
+  bool checked;
+  uint64_t reference_ns, winner_ns;
+  stc_tune_report report;
+} exploration;
+
+typedef enum score_verdict { SCORE_OK, SCORE_NOISY, SCORE_INCOMPLETE } score_verdict;
+
+/* Scores paired samples: the median of candidate/reference ratios and the
+ * relative median absolute deviation (MAD / median) of those ratios. */
+static score_verdict paired_score(const uint64_t (*pairs)[2], size_t count,
+                                  double max_relative_mad, double *scratch,
+                                  double *ratio, double *relative_mad) {
+  if (count == 0)
+    return SCORE_INCOMPLETE;
+  for (size_t i = 0; i < count; i++)
+    scratch[i] = (double)pairs[i][1] / (double)pairs[i][0];
+  double m = median(scratch, count);
+  if (!(m > 0) || !isfinite(m))
+    return SCORE_INCOMPLETE;
+  for (size_t i = 0; i < count; i++)
+    scratch[i] = fabs(scratch[i] - m);
+  double mad = median(scratch, count) / m;
+  *ratio = m;
+  *relative_mad = mad;
+  return (mad <= max_relative_mad) ? SCORE_OK : SCORE_NOISY;
+}
+
+/* One candidate's warm-ups, validation and paired samples. The budget is
+ * checked between trials only, never interrupting one. */
+static stc_status run_trial(stc_tuner *t, const select_request *req,
+                            size_t index, const budget_clock *clock,
+                            uint64_t (*pairs)[2], bool *checked, failure *f) {
+  const stc_tuner_policy *p = &t->policy;
+  uint64_t ignored;
+  for (uint32_t w = 0; w < p->warmups; w++) {
+    if (elapsed_ns(clock) >= p->budget_ns)
+      return fail(f, STC_ERR_REJECTED, "budget exhausted during warm-up");
+    if (run_measure(req, index, &ignored, f) != STC_OK)
+      return f->status;
+  }
+  if (run_validation(t, req, index, checked, f) != STC_OK)
+    return f->status;
+  for (uint32_t sample = 0; sample < p->samples; sample++) {
+    if (elapsed_ns(clock) >= p->budget_ns)
+      return fail(f, STC_ERR_REJECTED,
+                  "budget exhausted before enough paired samples");
+    /* Alternate which runs first to cancel warm-up, clock and thermal drift. */
+    uint64_t *pair = pairs[sample];
+    bool reference_first = (sample + index) % 2 == 0;
+    size_t first = reference_first ? req->reference : index;
+    size_t second = reference_first ? index : req->reference;
+    uint64_t t_first, t_second;
+    if (run_measure(req, first, &t_first, f) != STC_OK ||
+        run_measure(req, second, &t_second, f) != STC_OK)
+      return f->status;
+    pair[0] = reference_first ? t_first : t_second;
+    pair[1] = reference_first ? t_second : t_first;
+    if (pair[0] == 0 || pair[1] == 0)
+      return fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
+  }
+  return STC_OK;
+}
+
+/* Sets a report note (taking the formatted text); false when out of memory. */
+static bool set_note(stc_candidate_report *report, char *note) {
+  free(report->note);
+  report->note = note;
+  return note != NULL;
+}
+
+/* After the search: every scored candidate's note says why it won or lost. */
+static bool finish_notes(const stc_tuner *t, const select_request *req,
+                         exploration *x, const bool *scored,
+                         const size_t *report_of) {
+  stc_candidate_report *cr = x->report.candidates;
+  const char *winner = req->candidates[x->winner].name;
+  bool ok = x->winner == req->reference
+                ? set_note(&cr[0], format_string(
+                                       "reference; retained: no candidate was "
+                                       "stably at least %.3gx faster",
+                                       t->policy.min_speedup))
+                : set_note(&cr[0], format_string("reference; replaced by %s",
+                                                 winner));
+  for (size_t i = 0; ok && i < req->count; i++) {
+    if (!scored[i])
+      continue;
+    stc_candidate_report *r = &cr[report_of[i]];
+    if (i == x->winner)
+      ok = set_note(r, format_string(
+                           "won: paired median ratio %.4f (%.3gx faster than "
+                           "the reference, relative MAD %.3g)",
+                           r->ratio, 1 / r->ratio, r->relative_mad));
+    else if (r->ratio * t->policy.min_speedup > 1.0)
+      ok = set_note(r, format_string(
+                           "lost: paired median ratio %.4f is not %.3gx "
+                           "faster than the reference",
+                           r->ratio, t->policy.min_speedup));
+    else
+      ok = set_note(r, format_string(
+                           "lost: paired median ratio %.4f; %s was faster",
+                           r->ratio, winner));
+  }
+  return ok;
+}
+
+/* Scores one candidate's completed pairs into its report and, under the
+ * win rule, makes it the winner: it must beat the best so far and be at
+ * least min_speedup faster than the reference. Returns the note (owned;
+ * NULL when out of memory); *scored marks a candidate whose final note
+ * finish_notes writes. */
+static char *score_candidate(const stc_tuner *t, exploration *x, size_t index, bool checked,
+                             const uint64_t (*pairs)[2], double *scratch,
+                             stc_candidate_report *report, bool *scored) {
+  const stc_tuner_policy *p = &t->policy;
+  report->verified = checked;
+  report->samples = p->samples;
+  double ratio = 0, mad = 0;
+  score_verdict verdict = paired_score(pairs, p->samples, p->max_relative_mad,
+                                       scratch, &ratio, &mad);
+  if (verdict == SCORE_INCOMPLETE)
+    return format_string("rejected: timings incomplete");
+  report->has_ratio = true;
+  report->ratio = ratio;
+  report->relative_mad = mad;
+  if (verdict == SCORE_NOISY)
+    return format_string("rejected: timings too noisy (relative MAD %.3g > "
+                         "%.3g)",
+                         mad, p->max_relative_mad);
+  *scored = true;
+  if (ratio < x->ratio && ratio * p->min_speedup <= 1.0) {
+    x->winner = index;
+    x->ratio = ratio;
+    x->checked = checked;
+    for (uint32_t s = 0; s < p->samples; s++)
+      scratch[s] = (double)pairs[s][0];
+    x->reference_ns = ns_from_double(median(scratch, p->samples));
+    for (uint32_t s = 0; s < p->samples; s++)
+      scratch[s] = (double)pairs[s][1];
+    x->winner_ns = ns_from_double(median(scratch, p->samples));
+  }
+  return format_string("scored"); /* finish_notes says won or lost */
+}
+
+static stc_status explore(stc_tuner *t, const select_request *req,
+                          exploration *x, failure *f) {
+  const stc_tuner_policy *p = &t->policy;
+  const size_t reference = req->reference;
+  budget_clock clock;
+  lock_state(t);
+  clock.now = t->clock ? t->clock : monotonic_ns;
+  clock.user = t->clock_user;
+  unlock_state(t);
+  clock.started = clock.now(clock.user);
+
+  memset(x, 0, sizeof *x);
+  uint64_t(*pairs)[2] = malloc(p->samples * sizeof *pairs);
+  double *scratch = malloc(p->samples * sizeof *scratch);
+  bool *scored = calloc(req->count, sizeof *scored);
+  size_t *report_of = calloc(req->count, sizeof *report_of);
+  stc_status status = STC_OK;
+  if (!pairs || !scratch || !scored || !report_of ||
+      !report_start(&x->report, req->problem, req->candidates[reference].name,
+                    req->count)) {
+    status = fail(f, STC_ERR_NOMEM, "out of memory starting a tune");
+    goto done;
+  }
+  /* Report order: the reference first, then the others in index order. */
+  for (size_t i = 0, next = 1; i < req->count; i++)
+    report_of[i] = i == reference ? 0 : next++;
+  for (size_t i = 0; i < req->count; i++)
+    if (!(x->report.candidates[report_of[i]].name =
+              dup_string(req->candidates[i].name))) {
+      status = fail(f, STC_ERR_NOMEM, "out of memory starting a tune");
+      goto done;
+    }
+
+  /* The reference is warmed up and checked first, whatever the budget: a
+   * failing reference is an error, never permission to pick an unchecked
+   * candidate. */
+  uint64_t ignored, reference_time = 0;
+  bool reference_checked = false;
+  for (uint32_t w = 0; w < p->warmups; w++)
+    if ((status = run_measure(req, reference, &ignored, f)) != STC_OK)
+      goto done;
+  if ((status = run_validation(t, req, reference, &reference_checked, f)) ||
+      (status = run_measure(req, reference, &reference_time, f)))
+    goto done;
+  if (reference_time == 0) {
+    status = fail(f, STC_ERR_UNAVAILABLE, "reference has zero elapsed time");
+    goto done;
+  }
+  x->winner = reference;
+  x->ratio = 1.0;
+  x->checked = reference_checked;
+  x->reference_ns = x->winner_ns = reference_time;
+
+  stc_candidate_report *ref_report = &x->report.candidates[0];
+  ref_report->samples = 1;
+  ref_report->has_ratio = true;
+  ref_report->ratio = 1.0;
+  ref_report->relative_mad = 0.0;
+  ref_report->verified = reference_checked;
+
+  uint32_t attempted = 1;
+  bool exhausted = false;
+  for (size_t index = 0; index < req->count; index++) {
+    if (index == reference)
+      continue;
+    stc_candidate_report *report = &x->report.candidates[report_of[index]];
+    char *note = NULL;
+    if (!allowed(t, req, index)) {
+      note = format_string("skipped: ineligible, unknown/over-limit "
+                           "workspace, or banned after a regression");
+    } else if (attempted >= p->max_candidates) {
+      exhausted = true;
+      note = format_string("skipped: search budget exhausted (candidate "
+                           "limit %" PRIu32 " reached)",
+                           p->max_candidates);
+    } else if (elapsed_ns(&clock) >= p->budget_ns) {
+      exhausted = true;
+      note = format_string("skipped: search budget exhausted (time)");
+    } else {
+      attempted++;
+      bool checked = false;
+      status = run_trial(t, req, index, &clock, pairs, &checked, f);
+      if (status == STC_ERR_DEVICE)
+        goto done;
+      if (status != STC_OK) {
+        note = format_string("rejected: %s", f->message);
+        status = STC_OK;
+      } else {
+        note = score_candidate(t, x, index, checked,
+                               (const uint64_t(*)[2])pairs, scratch, report,
+                               &scored[index]);
+      }
+    }
+    if (!set_note(report, note)) {
+      status = fail(f, STC_ERR_NOMEM, "out of memory writing a report");
+      goto done;
+    }
+  }
+  if (!finish_notes(t, req, x, scored, report_of)) {
+    status = fail(f, STC_ERR_NOMEM, "out of memory writing a report");
+    goto done;
+  }
+  free(x->report.winner);
+  if (!(x->report.winner = dup_string(req->candidates[x->winner].name))) {
+    status = fail(f, STC_ERR_NOMEM, "out of memory writing a report");
+    goto done;
+  }
+  x->report.elapsed_ns = elapsed_ns(&clock);
+  x->report.budget_exhausted = exhausted || x->report.elapsed_ns >= p->budget_ns;
+
+done:
+  free(pairs);
+  free(scratch);
+  free(scored);
+  free(report_of);
+  if (status != STC_OK)
+    report_clear(&x->report);
+  return status;
+}
+
+/* ---- selection (rules 1-6) ---------------------------------------------- */
+
+/* Rule 6's outcome: keep the record and report, or mark the key bypassed
+ * (validation unavailable), or fail. */
+static stc_status finish_exploration(stc_tuner *t, const select_request *req,
+                                     stc_decision *out, stc_error *err) {
+  exploration x;
+  failure f = {STC_OK, ""};
+  stc_status status = explore(t, req, &x, &f);
+  if (status == STC_OK) {
+    stc_cache_record record = {
+        .scope = (uint8_t)req->problem->scope,
+        .key = dup_string(req->key),
+        .winner = dup_string(req->candidates[x.winner].name),
+        .created = stc_now_seconds(),
+        .reference_ns = x.reference_ns,
+        .winner_ns = x.winner_ns,
+        .ratio = x.ratio,
+        .verified = x.checked,
+    };
+    status = (record.key && record.winner)
+                 ? make_decision(out, x.winner, req->reference,
+                                 record.winner, STC_SOURCE_TUNED, x.checked,
+                                 true, x.ratio, req->key, err)
+                 : STC_ERR_NOMEM;
+    if (status != STC_OK) {
+      stc_error_set(err, NULL, 0, 0, "out of memory keeping a decision");
+      stc_cache_record_clear(&record);
+      report_clear(&x.report);
+      return status;
+    }
+    if (req->problem->persistent && t->disk &&
+        stc_disk_cache_save(t->disk, &record, NULL) != STC_OK)
+      count_warning(t);
+    lock_state(t);
+    store_record_locked(t, req, &record);
+    t->stats.tunes++;
+    push_report_locked(t, &x.report);
+    unlock_state(t);
+    return STC_OK;
+  }
+  if (status == STC_ERR_UNAVAILABLE) {
+    /* The reference cannot be checked or timed here: keep running the
+     * declared reference for this key, never an unchecked winner. */
+    stc_tune_report report;
+    bool have_report = report_start(&report, req->problem,
+                                     req->candidates[req->reference].name, 1);
+    if (have_report) {
+      report.candidates[0].name = dup_string(req->candidates[req->reference].name);
+      report.candidates[0].note = dup_string(f.message);
+      have_report = report.candidates[0].name && report.candidates[0].note;
+      if (!have_report)
+        report_clear(&report);
+    }
+    lock_state(t);
+    key_entry *e;
+    if (entry_touch(t, req->key, req->hash, &e) == STC_OK) {
+      e->bypass = true;
+      e->bypass_scope = req->problem->scope;
+    } else {
+      t->stats.cache_warnings++;
+    }
+    if (have_report)
+      push_report_locked(t, &report);
+    unlock_state(t);
+    return fallback(req, STC_SOURCE_VALIDATION_UNAVAILABLE, out, err);
+  }
+  if (status == STC_ERR_DEVICE)
+    fail_device(t, req->problem->environment);
+  stc_error_set(err, NULL, 0, 0, "%s", f.message);
+  return status;
+}
+
+/* Rule 5: a disk record is used only after its winner validates once in
+ * this process. Returns STC_OK with *out filled on a hit, STC_ERR_NOT_FOUND
+ * to go on, or an error (a device fault). */
+static stc_status try_disk(stc_tuner *t, const select_request *req,
+                           stc_decision *out, stc_error *err) {
+  stc_cache_record record;
+  memset(&record, 0, sizeof record);
+  stc_status status = stc_disk_cache_load(t->disk, req->key, &record, NULL);
+  if (status == STC_ERR_NOT_FOUND)
+    return STC_ERR_NOT_FOUND;
+  if (disk_fault(status)) {
+    count_warning(t);
+    return STC_ERR_NOT_FOUND;
+  }
+  size_t index = 0;
+  lock_state(t);
+  bool usable = record.key && strcmp(record.key, req->key) == 0 &&
+                record.scope == (uint8_t)req->problem->scope &&
+                usable_record_locked(t, req,
+                                     entry_find(t, req->key, req->hash),
+                                     &record, &index);
+  unlock_state(t);
+  if (!usable) {
+    stc_cache_record_clear(&record);
+    return STC_ERR_NOT_FOUND;
+  }
+  bool checked = false;
+  failure f = {STC_OK, ""};
+  status = run_validation(t, req, index, &checked, &f);
+  if (status == STC_ERR_DEVICE) {
+    stc_cache_record_clear(&record);
+    fail_device(t, req->problem->environment);
+    stc_error_set(err, NULL, 0, 0, "%s", f.message);
+    return status;
+  }
+  if (status != STC_OK) {
+    /* The stored winner is wrong for this process: forget it. */
+    stc_cache_record_clear(&record);
+    if (disk_fault(stc_disk_cache_remove(t->disk, req->key, NULL)))
+      count_warning(t);
+    return STC_ERR_NOT_FOUND;
+  }
+  record.verified = checked;
+  status = make_decision(out, index, req->reference, req->candidates[index].name,
+                         STC_SOURCE_DISK_CACHE, checked, true, record.ratio,
+                         req->key, err);
+  if (status != STC_OK) {
+    stc_cache_record_clear(&record);
+    return status;
+  }
+  lock_state(t);
+  store_record_locked(t, req, &record);
+  t->stats.disk_hits++;
+  unlock_state(t);
+  return STC_OK;
+}
+
+/* What runs while this call holds the permit for its key and device. */
+static stc_status select_with_permit(stc_tuner *t, const select_request *req,
+                                     stc_decision *out, stc_error *err) {
+  if (req->problem->persistent && t->disk) {
+    stc_status status = try_disk(t, req, out, err);
+    if (status != STC_ERR_NOT_FOUND)
+      return status;
+  }
+  if (t->policy.mode == STC_MODE_CACHE_ONLY)
+    return fallback(req, STC_SOURCE_CACHE_MISS, out, err);
+  return finish_exploration(t, req, out, err);
+}
+
+/* Rules 2-4 against memory state, under one lock hold. Returns STC_OK with
+ * *out filled when the call is answered, STC_ERR_NOT_FOUND to go on. */
+static stc_status answer_from_memory(stc_tuner *t, const select_request *req,
+                                     stc_decision *out, stc_error *err) {
+  lock_state(t);
+  if (set_contains(&t->poisoned, req->problem->environment)) {
+    unlock_state(t);
+    stc_error_set(err, NULL, 0, 0,
+                  "device tuning lane '%.200s' is quarantined after an "
+                  "unconfirmed device completion",
+                  req->problem->environment);
+    return STC_ERR_QUARANTINED;
+  }
+  if (t->policy.mode == STC_MODE_DISABLED) {
+    unlock_state(t);
+    return fallback(req, STC_SOURCE_DISABLED, out, err);
+  }
+  key_entry *e = entry_find(t, req->key, req->hash);
+  size_t index;
+  if (e && e->has_record &&
+      usable_record_locked(t, req, e, &e->record, &index)) {
+    bool verified = e->record.verified;
+    double ratio = e->record.ratio;
+    t->stats.memory_hits++;
+    unlock_state(t);
+    return make_decision(out, index, req->reference,
+                         req->candidates[index].name, STC_SOURCE_MEMORY_CACHE,
+                         verified, true, ratio, req->key, err);
+  }
+  bool bypass = e && e->bypass;
+  unlock_state(t);
+  if (bypass)
+    return fallback(req, STC_SOURCE_VALIDATION_UNAVAILABLE, out, err);
+  return STC_ERR_NOT_FOUND;
+}
+
+/* Rule 4: takes the permit (key + device) or answers "busy" at once. */
+static stc_status take_permit(stc_tuner *t, const select_request *req,
+                              bool *busy) {
+  *busy = false;
+  lock_state(t);
+  if (set_contains(&t->pending, req->key) ||
+      set_contains(&t->devices, req->problem->environment) ||
+      t->pending.count >= t->policy.max_parallel_tunes) {
+    t->stats.busy_fallbacks++;
+    unlock_state(t);
+    *busy = true;
+    return STC_OK;
+  }
+  if (set_add(&t->pending, req->key) != STC_OK ||
+      set_add(&t->devices, req->problem->environment) != STC_OK) {
+    set_remove(&t->pending, req->key);
+    unlock_state(t);
+    return STC_ERR_NOMEM;
+  }
+  t->stats.misses++;
+  unlock_state(t);
+  return STC_OK;
+}
+
+static void release_permit(stc_tuner *t, const select_request *req) {
+  lock_state(t);
+  set_remove(&t->pending, req->key);
+  set_remove(&t->devices, req->problem->environment);
+  unlock_state(t);
+}
+
+stc_status stc_tuner_select(stc_tuner *tuner, const stc_problem *problem,
+                            const stc_candidate *candidates, size_t count,
+                            size_t reference, const stc_trial_runner *runner,
+                            stc_decision *out, stc_error *err) {
+  if (out)
+    memset(out, 0, sizeof *out);
+  if (!tuner || !problem || !runner || !runner->validate || !runner->measure ||
+      !out) {
+    stc_error_set(err, NULL, 0, 0,
+                  "a tuner, problem, trial runner and output are required");
+    return STC_ERR_INVALID;
+  }
+  stc_status status =
+      check_request(tuner, problem, candidates, count, reference, err);
+  if (status != STC_OK)
+    return status;
+  select_request req = {problem, candidates, count, reference, runner, NULL, 0};
+  if ((status = build_key(tuner, &req, err)) != STC_OK)
+    return status;
+
+  status = answer_from_memory(tuner, &req, out, err);
+  if (status != STC_ERR_NOT_FOUND)
+    goto done;
+  if (stc_tuner_is_tuning()) {
+    status = fallback(&req, STC_SOURCE_NESTED, out, err);
+    goto done;
+  }
+  bool busy;
+  if ((status = take_permit(tuner, &req, &busy)) != STC_OK) {
+    stc_error_set(err, NULL, 0, 0, "out of memory taking a tuning permit");
+    goto done;
+  }
+  if (busy) {
+    status = fallback(&req, STC_SOURCE_BUSY, out, err);
+    goto done;
+  }
+  stc_tuner_depth++;
+  status = select_with_permit(tuner, &req, out, err);
+  stc_tuner_depth--;
+  release_permit(tuner, &req);
+done:
+  free(req.key);
+  return status;
+}
+
+/* ---- invalidation and regressions (rule 8) ------------------------------ */
+
+void stc_tuner_invalidate(stc_tuner *tuner, const stc_decision *decision,
+                          bool ban) {
+  if (!tuner || !decision || !decision->cache_key || !decision->name)
+    return;
+  uint64_t hash = key_hash(decision->cache_key);
+  bool want_ban = ban && decision->index != decision->reference_index;
+  lock_state(tuner);
+  key_entry *e = entry_find(tuner, decision->cache_key, hash);
+  if (e) {
+    stc_cache_record_clear(&e->record);
+    e->has_record = false;
+    e->bypass = false;
+    free(e->window);
+    e->window = NULL;
+    e->window_head = e->window_count = 0;
+  }
+  /* A ban keeps the key's FIFO slot (created if it had none), so that it
+   * stays bounded by capacity like every other retained state. */
+  if (want_ban && (e || entry_touch(tuner, decision->cache_key, hash, &e) ==
+                            STC_OK)) {
+    if (set_add(&e->banned, decision->name) != STC_OK)
+      tuner->stats.cache_warnings++;
+  }
+  if (e && entry_is_empty(e))
+    entry_drop(tuner, e);
+  tuner->stats.invalidations++;
+  unlock_state(tuner);
+  if (tuner->disk &&
+      disk_fault(stc_disk_cache_remove(tuner->disk, decision->cache_key, NULL)))
+    count_warning(tuner);
+}
+
+stc_status stc_tuner_record_comparison(stc_tuner *tuner,
+                                       const stc_decision *decision,
+                                       uint64_t reference_ns,
+                                       uint64_t selected_ns, bool checked,
+                                       bool *invalidated) {
+  if (invalidated)
+    *invalidated = false;
+  if (!tuner || !decision || !decision->cache_key || !decision->name ||
+      !checked || reference_ns == 0 || selected_ns == 0)
+    return STC_ERR_INVALID;
+  const uint32_t window = tuner->policy.regression_pairs;
+  uint64_t hash = key_hash(decision->cache_key);
+  bool regressed = false;
+  lock_state(tuner);
+  key_entry *e = entry_find(tuner, decision->cache_key, hash);
+  /* Only the decision still on record is judged; a stale one is ignored. */
+  if (!e || !e->has_record || strcmp(e->record.winner, decision->name) != 0) {
+    unlock_state(tuner);
+    return STC_OK;
+  }
+  if (!e->window && !(e->window = malloc(window * sizeof *e->window))) {
+    unlock_state(tuner);
+    return STC_ERR_NOMEM;
+  }
+  double ratio = (double)selected_ns / (double)reference_ns;
+  if (e->window_count == window) {
+    e->window[e->window_head] = ratio;
+    e->window_head = (e->window_head + 1) % window;
+  } else {
+    e->window[(e->window_head + e->window_count) % window] = ratio;
+    e->window_count++;
+  }
+  stc_status status = STC_OK;
+  if (e->window_count >= window) {
+    /* median() reorders: judge a copy, keep the ring in arrival order. */
+    double *values = malloc(e->window_count * sizeof *values);
+    if (values) {
+      memcpy(values, e->window, e->window_count * sizeof *values);
+      regressed = median(values, e->window_count) >
+                  tuner->policy.regression_ratio;
+      free(values);
+    } else {
+      status = STC_ERR_NOMEM;
+    }
+  }
+  unlock_state(tuner);
+  if (status != STC_OK)
+    return status;
+  if (regressed) {
+    stc_tuner_invalidate(tuner, decision, true);
+    if (invalidated)
+      *invalidated = true;
+  }
+  return STC_OK;
+}
+
+/* ---- rule 9 ------------------------------------------------------------- */
+
+static int compare_digests(const void *a, const void *b) {
+  return memcmp(a, b, 64);
+}
+
+/* One retained lower-level decision, as a fixed-size digest so that the
+ * parts can be collected under the lock without copying whole keys. */
+static void part_digest(const char *key_digest, const char *tag,
+                        const char *choice, char out[65]) {
+  key_writer w = {NULL, 0};
+  put_field(&w, "key", key_digest);
+  put_field(&w, tag, choice);
+  char *text = malloc(w.length + 1);
+  if (!text) {
+    memset(out, 'f', 64);
+    out[64] = 0;
+    return;
+  }
+  w.buffer = text;
+  w.length = 0;
+  put_field(&w, "key", key_digest);
+  put_field(&w, tag, choice);
+  stc_sha256_hex(text, w.length, out);
+  free(text);
+}
+
+void stc_tuner_lower_level_fingerprint(stc_tuner *tuner, char out[65]) {
+  static atomic_ullong unavailable;
+  if (!out)
+    return;
+  if (!tuner) {
+    out[0] = 0;
+    return;
+  }
+  const int64_t now = stc_now_seconds();
+  lock_state(tuner);
+  char(*parts)[65] = malloc((tuner->entry_count ? tuner->entry_count : 1) * 2 *
+                            sizeof *parts);
+  size_t count = 0;
+  for (key_entry *e = parts ? tuner->oldest : NULL; e; e = e->newer) {
+    if (e->has_record && e->record.scope != STC_SCOPE_PIPELINE &&
+        stc_cache_record_is_fresh(&e->record, now, tuner->policy.ttl_seconds))
+      part_digest(e->key_digest, "winner", e->record.winner, parts[count++]);
+    /* Bypassed operators run their declared reference, never an unchecked
+     * winner. */
+    if (e->bypass && e->bypass_scope != STC_SCOPE_PIPELINE)
+      part_digest(e->key_digest, "unverified-reference", "", parts[count++]);
+  }
+  unlock_state(tuner);
+  if (!parts) {
+    /* Never hide a changed choice: an unknown state matches no earlier key. */
+    snprintf(out, 65, "unavailable-%llu",
+             (unsigned long long)atomic_fetch_add(&unavailable, 1));
+    return;
+  }
+  qsort(parts, count, sizeof *parts, compare_digests);
+  stc_sha256_hex(parts, count * sizeof *parts, out);
+  free(parts);
+}

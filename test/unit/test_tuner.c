@@ -1,1 +1,2351 @@
+/* Unit tests of the stack tuner (lib/tuner/policy.c, lib/tuner/tuner.c):
+ * the policy, and one or more tests per numbered rule of DESIGN.md section 6
+ * (named ruleN_...), driven by a scripted fake trial runner. */
 #include "stc_test.h"
+
+#include "stc/tuner.h"
+#include "stc/tuner_cache.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the fake trial runner ---------------------------------------------- */
+
+#define FAKE_MAX 8
+#define FAKE_LOG 1024
+
+typedef struct fake fake;
+struct fake {
+  size_t count;
+  uint64_t fixed_ns[FAKE_MAX];     /* time of every call, unless scripted */
+  const uint64_t *script[FAKE_MAX]; /* per-call times; the last repeats */
+  size_t script_len[FAKE_MAX];
+  stc_status validate_status[FAKE_MAX]; /* STC_OK: outcome below */
+  stc_validation outcome[FAKE_MAX];
+  stc_status measure_status[FAKE_MAX]; /* fails calls after measure_ok[] */
+  size_t measure_ok[FAKE_MAX];
+  size_t measures[FAKE_MAX], validations[FAKE_MAX];
+  uint64_t *clock; /* advanced by every measured time */
+  void (*hook)(fake *f, size_t candidate); /* called on every measure */
+  void *hook_user;
+  size_t log[FAKE_LOG]; /* measured candidates, in order */
+  size_t log_len;
+};
+
+static stc_status fake_validate(void *user, size_t reference, size_t candidate,
+                                const stc_tolerance *tolerance,
+                                stc_validation *outcome, char *message,
+                                size_t message_size) {
+  fake *f = user;
+  (void)reference, (void)tolerance;
+  f->validations[candidate]++;
+  if (f->validate_status[candidate] != STC_OK) {
+    snprintf(message, message_size, "injected %s of %zu",
+             stc_status_str(f->validate_status[candidate]), candidate);
+    return f->validate_status[candidate];
+  }
+  *outcome = f->outcome[candidate];
+  return STC_OK;
+}
+
+static stc_status fake_measure(void *user, size_t candidate, uint64_t *ns,
+                               char *message, size_t message_size) {
+  fake *f = user;
+  size_t call = f->measures[candidate]++;
+  if (f->log_len < FAKE_LOG)
+    f->log[f->log_len++] = candidate;
+  if (f->hook)
+    f->hook(f, candidate);
+  if (f->measure_status[candidate] != STC_OK && call >= f->measure_ok[candidate]) {
+    snprintf(message, message_size, "injected %s",
+             stc_status_str(f->measure_status[candidate]));
+    return f->measure_status[candidate];
+  }
+  uint64_t time = f->fixed_ns[candidate];
+  if (f->script[candidate]) {
+    size_t last = f->script_len[candidate] - 1;
+    time = f->script[candidate][call < last ? call : last];
+  }
+  if (f->clock)
+    *f->clock += time;
+  *ns = time;
+  return STC_OK;
+}
+
+/* A runner whose candidate i takes times[i] ns on every call. */
+static void fake_init(fake *f, size_t count, const uint64_t *times) {
+  memset(f, 0, sizeof *f);
+  f->count = count;
+  for (size_t i = 0; i < count; i++)
+    f->fixed_ns[i] = times[i];
+}
+
+static stc_trial_runner runner_of(fake *f) {
+  return (stc_trial_runner){f, fake_validate, fake_measure};
+}
+
+static size_t total_measures(const fake *f) {
+  size_t n = 0;
+  for (size_t i = 0; i < f->count; i++)
+    n += f->measures[i];
+  return n;
+}
+
+static uint64_t fake_clock(void *user) { return *(uint64_t *)user; }
+
+/* ---- fixtures ----------------------------------------------------------- */
+
+static const char *const NAMES[FAKE_MAX] = {"ref", "a", "b", "c",
+                                            "d",   "e", "f", "g"};
+
+static void make_candidates(stc_candidate *c, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    c[i] = (stc_candidate){NAMES[i], NULL, true, 0, true};
+}
+
+static stc_problem make_problem(const char *workload) {
+  return (stc_problem){STC_SCOPE_OPERATOR, "linalg.matmul", "cpu:test",
+                       workload, "", false};
+}
+
+static stc_tuner *new_tuner(const stc_tuner_policy *policy, const char *dir) {
+  stc_tuner *t = NULL;
+  stc_error err;
+  if (stc_tuner_create(policy, dir, &t, &err) != STC_OK)
+    return NULL;
+  return t;
+}
+
+static stc_tuner *default_tuner(void) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  return new_tuner(&p, NULL);
+}
+
+/* Selects with reference 0. */
+static stc_status select0(stc_tuner *t, const stc_problem *problem,
+                          const stc_candidate *c, size_t count, fake *f,
+                          stc_decision *d) {
+  stc_trial_runner r = runner_of(f);
+  stc_error err;
+  return stc_tuner_select(t, problem, c, count, 0, &r, d, &err);
+}
+
+/* A path under the scratch directory that no other test in this process
+ * has used (all tests share one scratch directory when run together). */
+static void cache_dir(char *out, size_t size, const char *name) {
+  static int count;
+  snprintf(out, size, "%s/%s-%d", stc_test_tmpdir(), name, count++);
+}
+
+/* The report whose workload is workload (the newest such), or -1. */
+static long find_report(const stc_tune_report *reports, size_t count,
+                        const char *workload) {
+  for (size_t i = count; i-- > 0;)
+    if (strcmp(reports[i].workload, workload) == 0)
+      return (long)i;
+  return -1;
+}
+
+/* ---- policy ------------------------------------------------------------- */
+
+STC_TEST(policy_defaults) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  STC_CHECK(p.mode == STC_MODE_EXPLORE);
+  STC_CHECK(p.require_validation);
+  STC_CHECK(p.tolerance.absolute == 1e-4);
+  STC_CHECK(p.tolerance.relative == 1e-3);
+  STC_CHECK_EQ_U64(p.tolerance.readback_limit, 64ull << 20);
+  STC_CHECK_EQ_U64(p.warmups, 2);
+  STC_CHECK_EQ_U64(p.samples, 7);
+  STC_CHECK_EQ_U64(p.max_candidates, 32);
+  STC_CHECK_EQ_U64(p.budget_ns, 30000000000ull);
+  STC_CHECK(p.min_speedup == 1.05);
+  STC_CHECK(p.max_relative_mad == 0.15);
+  STC_CHECK(!p.has_workspace_limit);
+  STC_CHECK_EQ_U64(p.capacity, 1024);
+  STC_CHECK_EQ_U64(p.ttl_seconds, 7ull * 24 * 3600);
+  STC_CHECK_EQ_U64(p.max_parallel_tunes, 1);
+  STC_CHECK_EQ_U64(p.regression_pairs, 7);
+  STC_CHECK(p.regression_ratio == 1.15);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_validate(&p, &err), STC_OK);
+}
+
+STC_TEST(policy_validate_rejects_bad_fields) {
+  enum { N = 22 };
+  for (int i = 0; i < N; i++) {
+    stc_tuner_policy p;
+    stc_tuner_policy_init(&p);
+    switch (i) {
+    case 0: p.samples = 0; break;
+    case 1: p.samples = 8; break;
+    case 2: p.max_candidates = 0; break;
+    case 3: p.tolerance.absolute = NAN; break;
+    case 4: p.tolerance.absolute = -1e-6; break;
+    case 5: p.tolerance.relative = NAN; break;
+    case 6: p.tolerance.relative = -1; break;
+    case 7: p.min_speedup = 0.99; break;
+    case 8: p.min_speedup = NAN; break;
+    case 9: p.max_relative_mad = 0; break;
+    case 10: p.max_relative_mad = NAN; break;
+    case 11: p.capacity = 0; break;
+    case 12: p.ttl_seconds = 0; break;
+    case 13: p.budget_ns = 0; break;
+    case 14: p.regression_pairs = 0; break;
+    case 15: p.regression_ratio = 1.0; break;
+    case 16: p.regression_ratio = NAN; break;
+    case 17: p.max_parallel_tunes = 0; break;
+    case 18: p.mode = (stc_tune_mode)7; break;
+    case 19: p.tolerance.readback_limit = 0; break;
+    case 20: p.tolerance.absolute = INFINITY; break;
+    case 21: p.min_speedup = INFINITY; break;
+    }
+    stc_error err;
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(stc_tuner_policy_validate(&p, &err), STC_ERR_INVALID);
+    STC_CHECK(err.message[0] != 0);
+    stc_tuner *t = (stc_tuner *)1;
+    STC_CHECK_EQ_INT(stc_tuner_create(&p, NULL, &t, &err), STC_ERR_INVALID);
+    STC_CHECK(t == NULL);
+  }
+  STC_CHECK_EQ_INT(stc_tuner_policy_validate(NULL, NULL), STC_ERR_INVALID);
+}
+
+STC_TEST(policy_set_parses_every_field) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  stc_error err;
+#define SET(field, value) STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, field, value, &err), STC_OK)
+  SET("mode", "cache-only");
+  STC_CHECK(p.mode == STC_MODE_CACHE_ONLY);
+  SET("mode", "off");
+  STC_CHECK(p.mode == STC_MODE_DISABLED);
+  SET("mode", "disabled");
+  STC_CHECK(p.mode == STC_MODE_DISABLED);
+  SET("mode", "explore");
+  STC_CHECK(p.mode == STC_MODE_EXPLORE);
+  SET("require-validation", "false");
+  STC_CHECK(!p.require_validation);
+  SET("require_validation", "1");
+  STC_CHECK(p.require_validation);
+  SET("tolerance_absolute", "1e-6");
+  STC_CHECK(p.tolerance.absolute == 1e-6);
+  SET("tolerance-relative", "0.01");
+  STC_CHECK(p.tolerance.relative == 0.01);
+  SET("readback_limit", "16MiB");
+  STC_CHECK_EQ_U64(p.tolerance.readback_limit, 16ull << 20);
+  SET("warmups", "0");
+  STC_CHECK_EQ_U64(p.warmups, 0);
+  SET("samples", "11");
+  STC_CHECK_EQ_U64(p.samples, 11);
+  SET("max-candidates", "4");
+  STC_CHECK_EQ_U64(p.max_candidates, 4);
+  SET("budget_ms", "250");
+  STC_CHECK_EQ_U64(p.budget_ns, 250000000ull);
+  SET("budget-ns", "12345");
+  STC_CHECK_EQ_U64(p.budget_ns, 12345);
+  SET("min_speedup", "1.2");
+  STC_CHECK(p.min_speedup == 1.2);
+  SET("max_relative_mad", " 0.05 ");
+  STC_CHECK(p.max_relative_mad == 0.05);
+  SET("workspace-limit", "64MiB");
+  STC_CHECK(p.has_workspace_limit);
+  STC_CHECK_EQ_U64(p.workspace_limit, 64ull << 20);
+  SET("workspace_limit", "none");
+  STC_CHECK(!p.has_workspace_limit);
+  SET("capacity", "16");
+  STC_CHECK_EQ_U64(p.capacity, 16);
+  SET("ttl_seconds", "60");
+  STC_CHECK_EQ_U64(p.ttl_seconds, 60);
+  SET("max_parallel_tunes", "3");
+  STC_CHECK_EQ_U64(p.max_parallel_tunes, 3);
+  SET("regression-pairs", "5");
+  STC_CHECK_EQ_U64(p.regression_pairs, 5);
+  SET("regression_ratio", "1.5");
+  STC_CHECK(p.regression_ratio == 1.5);
+  SET("SAMPLES", "3"); /* STC_TUNE_SAMPLES spelling */
+  STC_CHECK_EQ_U64(p.samples, 3);
+#undef SET
+  STC_CHECK_EQ_INT(stc_tuner_policy_validate(&p, &err), STC_OK);
+}
+
+STC_TEST(policy_set_rejects_garbage) {
+  stc_tuner_policy p, before;
+  stc_tuner_policy_init(&p);
+  before = p;
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "no_such_field", "1", &err),
+                   STC_ERR_NOT_FOUND);
+  static const char *const bad[][2] = {
+      {"samples", "abc"},        {"samples", "-1"},
+      {"samples", "7x"},         {"samples", ""},
+      {"samples", "8"},          {"samples", "0"},
+      {"samples", "4294967297"}, {"warmups", "99999999999999999999999"},
+      {"min_speedup", "nan"},    {"min_speedup", "inf"},
+      {"min_speedup", "0.5"},    {"max_relative_mad", "0"},
+      {"tolerance_absolute", "-1"}, {"mode", "fast"},
+      {"require_validation", "maybe"}, {"budget_ms", "0"},
+      {"budget_ms", "99999999999999999"}, {"workspace_limit", "lots"},
+      {"readback_limit", "12 parsecs"}, {"capacity", "0"},
+      {"ttl", "0"},              {"regression_ratio", "1"},
+      {"regression_pairs", "0"}, {"max_parallel_tunes", "0"},
+      {"max_candidates", "0"},   {"samples", " "},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, bad[i][0], bad[i][1], &err),
+                     STC_ERR_INVALID);
+    STC_CHECK(err.message[0] != 0);
+    STC_CHECK(memcmp(&p, &before, sizeof p) == 0);
+  }
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "samples", NULL, &err),
+                   STC_ERR_INVALID);
+}
+
+STC_TEST(mode_and_source_names) {
+  for (int m = STC_MODE_EXPLORE; m <= STC_MODE_DISABLED; m++) {
+    stc_tune_mode parsed;
+    STC_CHECK_EQ_INT(stc_tune_mode_parse(stc_tune_mode_str((stc_tune_mode)m),
+                                         &parsed),
+                     STC_OK);
+    STC_CHECK_EQ_INT(parsed, m);
+  }
+  STC_CHECK_STR_EQ(stc_tune_mode_str(STC_MODE_CACHE_ONLY), "cache-only");
+  STC_CHECK_STR_EQ(stc_tune_mode_str(STC_MODE_DISABLED), "off");
+  stc_tune_mode mode;
+  STC_CHECK_EQ_INT(stc_tune_mode_parse("disabled", &mode), STC_OK);
+  STC_CHECK(mode == STC_MODE_DISABLED);
+  STC_CHECK_EQ_INT(stc_tune_mode_parse("bogus", &mode), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tune_mode_parse(NULL, &mode), STC_ERR_INVALID);
+  static const char *const sources[] = {
+      "tuned", "memory-cache", "disk-cache", "cache-miss",
+      "disabled", "busy", "nested", "validation-unavailable"};
+  for (int s = 0; s < 8; s++)
+    STC_CHECK_STR_EQ(stc_decision_source_str((stc_decision_source)s),
+                     sources[s]);
+}
+
+/* ---- rule 1: invalid requests ------------------------------------------- */
+
+/* Every rule-1 test checks that a refused request never reaches the runner. */
+static stc_status refused(stc_tuner *t, const stc_problem *problem,
+                          const stc_candidate *c, size_t count,
+                          size_t reference, stc_error *err) {
+  uint64_t times[FAKE_MAX] = {100, 50, 50, 50, 50, 50, 50, 50};
+  fake f;
+  fake_init(&f, FAKE_MAX, times);
+  stc_trial_runner r = runner_of(&f);
+  stc_decision d;
+  stc_status status = stc_tuner_select(t, problem, c, count, reference, &r, &d, err);
+  if (total_measures(&f) != 0 || f.validations[0] != 0)
+    return STC_ERR_DEVICE; /* never expected: makes the check fail */
+  if (status != STC_OK && (d.name || d.cache_key))
+    return STC_ERR_DEVICE;
+  stc_decision_clear(&d);
+  return status;
+}
+
+STC_TEST(rule1_rejects_no_candidates) {
+  stc_tuner *t = default_tuner();
+  STC_CHECK(t);
+  stc_problem p = make_problem("w");
+  stc_candidate c[1];
+  make_candidates(c, 1);
+  stc_error err;
+  STC_CHECK_EQ_INT(refused(t, &p, c, 0, 0, &err), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(refused(t, &p, NULL, 1, 0, &err), STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "reference");
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule1_rejects_more_than_4096_candidates) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.max_candidates = 2;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  STC_CHECK(t);
+  stc_problem p = make_problem("w");
+  enum { N = 4097 };
+  stc_candidate *c = calloc(N, sizeof *c);
+  char(*names)[16] = calloc(N, sizeof *names);
+  STC_CHECK(c && names);
+  for (int i = 0; i < N; i++) {
+    snprintf(names[i], sizeof names[i], "v%d", i);
+    c[i] = (stc_candidate){names[i], NULL, true, 0, true};
+  }
+  stc_error err;
+  STC_CHECK_EQ_INT(refused(t, &p, c, N, 0, &err), STC_ERR_INVALID);
+  /* 4096 is still a valid request. */
+  uint64_t times[FAKE_MAX] = {100, 50};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, N - 1, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_decision_clear(&d);
+  free(c);
+  free(names);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule1_rejects_reference_out_of_range) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  stc_error err;
+  STC_CHECK_EQ_INT(refused(t, &p, c, 2, 2, &err), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(refused(t, &p, c, 2, (size_t)-1, &err), STC_ERR_INVALID);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule1_rejects_empty_operation_environment_workload) {
+  stc_tuner *t = default_tuner();
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  stc_error err;
+  for (int i = 0; i < 6; i++) {
+    stc_problem p = make_problem("w");
+    const char *value = i % 2 ? "" : NULL;
+    if (i / 2 == 0)
+      p.operation = value;
+    else if (i / 2 == 1)
+      p.environment = value;
+    else
+      p.workload = value;
+    STC_CHECK_EQ_INT(refused(t, &p, c, 2, 0, &err), STC_ERR_INVALID);
+  }
+  stc_problem bad_scope = make_problem("w");
+  bad_scope.scope = (stc_scope)9;
+  STC_CHECK_EQ_INT(refused(t, &bad_scope, c, 2, 0, &err), STC_ERR_INVALID);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule1_rejects_empty_long_or_duplicate_names) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  stc_error err;
+  char *long_name = malloc(4098);
+  STC_CHECK(long_name);
+  memset(long_name, 'x', 4097);
+  long_name[4097] = 0;
+  for (int i = 0; i < 4; i++) {
+    make_candidates(c, 3);
+    if (i == 0)
+      c[1].name = "";
+    else if (i == 1)
+      c[1].name = NULL;
+    else if (i == 2)
+      c[2].name = long_name;
+    else
+      c[2].name = "a"; /* duplicate of c[1] */
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(refused(t, &p, c, 3, 0, &err), STC_ERR_INVALID);
+    STC_CHECK_CONTAINS(err.message, "unique");
+  }
+  /* Exactly 4096 bytes is allowed. */
+  long_name[4096] = 0;
+  make_candidates(c, 3);
+  c[2].name = long_name;
+  uint64_t times[FAKE_MAX] = {100, 100, 100};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  free(long_name);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule1_rejects_ineligible_reference) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  c[0].eligible = false;
+  stc_error err;
+  STC_CHECK_EQ_INT(refused(t, &p, c, 2, 0, &err), STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "reference");
+  /* An ineligible non-reference candidate is not an error. */
+  make_candidates(c, 2);
+  c[1].eligible = false;
+  uint64_t times[FAKE_MAX] = {100, 10};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 0);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule1_rejects_reference_outside_workspace_limit) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.has_workspace_limit = true;
+  pol.workspace_limit = 1000;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  stc_error err;
+  c[0].workspace_bytes = 1001;
+  STC_CHECK_EQ_INT(refused(t, &p, c, 2, 0, &err), STC_ERR_INVALID);
+  c[0].workspace_bytes = 0;
+  c[0].workspace_known = false; /* unknown never fits a set limit */
+  STC_CHECK_EQ_INT(refused(t, &p, c, 2, 0, &err), STC_ERR_INVALID);
+  c[0].workspace_known = true;
+  c[0].workspace_bytes = 1000;
+  uint64_t times[FAKE_MAX] = {100, 100};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  /* Without a limit an unknown workspace is fine. */
+  t = default_tuner();
+  c[0].workspace_known = false;
+  fake_init(&f, 2, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule1_rejects_key_over_384_kib) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.max_candidates = 1;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  enum { N = 100, LEN = 4000 };
+  stc_candidate c[N];
+  char *names = malloc((size_t)N * (LEN + 1));
+  STC_CHECK(names);
+  for (int i = 0; i < N; i++) {
+    char *name = names + (size_t)i * (LEN + 1);
+    memset(name, 'a' + i % 26, LEN);
+    snprintf(name, 8, "%03d", i);
+    name[3] = 'x';
+    name[LEN] = 0;
+    c[i] = (stc_candidate){name, NULL, true, 0, true};
+  }
+  stc_error err;
+  STC_CHECK_EQ_INT(refused(t, &p, c, N, 0, &err), STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "384 KiB");
+  /* 90 such names (about 360 KB of key) are still accepted. */
+  uint64_t times[FAKE_MAX] = {100};
+  fake f;
+  fake_init(&f, 1, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 90, &f, &d), STC_OK);
+  STC_CHECK(strlen(d.cache_key) > 360000 && strlen(d.cache_key) <= 384 * 1024);
+  stc_decision_clear(&d);
+  free(names);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(select_rejects_null_arguments) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 100};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_trial_runner r = runner_of(&f);
+  stc_decision d;
+  STC_CHECK_EQ_INT(stc_tuner_select(NULL, &p, c, 2, 0, &r, &d, NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, NULL, c, 2, 0, &r, &d, NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 2, 0, NULL, &d, NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 2, 0, &r, NULL, NULL), STC_ERR_INVALID);
+  r.measure = NULL;
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 2, 0, &r, &d, NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_U64(total_measures(&f), 0);
+  stc_tuner_destroy(t);
+  stc_tuner_destroy(NULL);
+  stc_decision_clear(NULL);
+  stc_tune_reports_free(NULL, 0);
+}
+
+/* ---- rule 2: quarantine, disabled --------------------------------------- */
+
+STC_TEST(rule2_quarantined_environment_fails) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w1");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 50};
+  fake f;
+  fake_init(&f, 3, times);
+  f.measure_status[1] = STC_ERR_DEVICE;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_ERR_DEVICE);
+  /* Any later request on that lane fails before running anything. */
+  fake g;
+  fake_init(&g, 3, times);
+  stc_problem other_workload = make_problem("w2");
+  stc_error err;
+  stc_trial_runner r = runner_of(&g);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &other_workload, c, 3, 0, &r, &d, &err),
+                   STC_ERR_QUARANTINED);
+  STC_CHECK_CONTAINS(err.message, "quarantined");
+  STC_CHECK(d.name == NULL);
+  STC_CHECK_EQ_U64(total_measures(&g) + g.validations[0], 0);
+  /* Another lane still tunes. */
+  stc_problem other_lane = make_problem("w1");
+  other_lane.environment = "cpu:other";
+  STC_CHECK_EQ_INT(select0(t, &other_lane, c, 3, &g, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.device_failures, 1);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule2_disabled_mode_returns_reference) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.mode = STC_MODE_DISABLED;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 10, 10};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 3, 2, &(stc_trial_runner){&f, fake_validate, fake_measure}, &d, NULL), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISABLED);
+  STC_CHECK_EQ_U64(d.index, 2);
+  STC_CHECK_EQ_U64(d.reference_index, 2);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK(!d.verified && !d.has_ratio);
+  STC_CHECK(d.cache_key && d.cache_key[0]);
+  STC_CHECK_EQ_U64(total_measures(&f) + f.validations[2], 0);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.tunes + s.misses + s.memory_hits, 0);
+  stc_tuner_destroy(t);
+}
+
+/* ---- rule 3: memory records, bypass ------------------------------------- */
+
+STC_TEST(rule3_memory_hit_returns_verified_record) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d1, d2;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d1), STC_OK);
+  STC_CHECK_EQ_INT(d1.source, STC_SOURCE_TUNED);
+  size_t runs = total_measures(&f);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d2), STC_OK);
+  STC_CHECK_EQ_INT(d2.source, STC_SOURCE_MEMORY_CACHE);
+  STC_CHECK_EQ_U64(d2.index, 1);
+  STC_CHECK_STR_EQ(d2.name, "a");
+  STC_CHECK(d2.verified);
+  STC_CHECK(d2.has_ratio && fabs(d2.ratio - 0.5) < 1e-12);
+  STC_CHECK_STR_EQ(d2.cache_key, d1.cache_key);
+  STC_CHECK_EQ_U64(total_measures(&f), runs);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.memory_hits, 1);
+  STC_CHECK_EQ_U64(s.misses, 1);
+  STC_CHECK_EQ_U64(s.tunes, 1);
+  stc_decision_clear(&d1);
+  stc_decision_clear(&d2);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule3_unchecked_winner_stays_unverified) {
+  /* Without required validation a candidate may win unchecked, and its
+   * decisions never claim verification, in memory either. */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.require_validation = false;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 50};
+  fake f;
+  fake_init(&f, 2, times);
+  f.outcome[0] = f.outcome[1] = STC_VALIDATION_UNSUPPORTED;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 1);
+  STC_CHECK(!d.verified);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+  STC_CHECK(!d.verified);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule3_expired_memory_record_retunes) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.ttl_seconds = 1;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 50};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  /* Wait until the wall clock has moved a whole second past the record. */
+  int64_t created = stc_now_seconds();
+  while (stc_now_seconds() < created + 1)
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.tunes, 2);
+  STC_CHECK_EQ_U64(s.memory_hits, 0);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule3_validation_unavailable_keeps_reference) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 10};
+  fake f;
+  fake_init(&f, 2, times);
+  f.outcome[0] = f.outcome[1] = STC_VALIDATION_UNSUPPORTED;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_VALIDATION_UNAVAILABLE);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK(!d.verified);
+  STC_CHECK_EQ_U64(f.measures[1], 0); /* never an unchecked candidate */
+  stc_decision_clear(&d);
+  size_t runs = total_measures(&f) + f.validations[0];
+  /* The key keeps using the reference without trying again. */
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_VALIDATION_UNAVAILABLE);
+  STC_CHECK_EQ_U64(total_measures(&f) + f.validations[0], runs);
+  stc_decision_clear(&d);
+  stc_tune_report *reports;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 1);
+  STC_CHECK_STR_EQ(reports[0].winner, "ref");
+  STC_CHECK_EQ_U64(reports[0].num_candidates, 1);
+  STC_CHECK_CONTAINS(reports[0].candidates[0].note, "no numerical validator");
+  stc_tune_reports_free(reports, n);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.tunes, 0);
+  STC_CHECK_EQ_U64(s.misses, 1);
+  stc_tuner_destroy(t);
+}
+
+/* ---- rule 4: nested, busy ----------------------------------------------- */
+
+typedef struct inner_call {
+  stc_tuner *tuner;
+  stc_problem problem;
+  stc_candidate candidates[3];
+  size_t count;
+  bool done;
+  bool was_tuning;
+  stc_status status;
+  stc_decision decision;
+  fake runner;
+} inner_call;
+
+static void *inner_select(void *arg) {
+  inner_call *call = arg;
+  call->was_tuning = stc_tuner_is_tuning();
+  call->status = select0(call->tuner, &call->problem, call->candidates,
+                         call->count, &call->runner, &call->decision);
+  call->done = true;
+  return NULL;
+}
+
+/* Hooks: make one inner call from the first measured run, on this thread
+ * (nested) or on another thread that this one joins (busy). */
+static void nested_hook(fake *f, size_t candidate) {
+  inner_call *call = f->hook_user;
+  if (!call->done)
+    inner_select(call);
+}
+
+static void other_thread_hook(fake *f, size_t candidate) {
+  inner_call *call = f->hook_user;
+  if (call->done)
+    return;
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, inner_select, call) == 0)
+    pthread_join(thread, NULL);
+}
+
+static void inner_init(inner_call *call, stc_tuner *t, const char *workload,
+                       const char *environment) {
+  memset(call, 0, sizeof *call);
+  call->tuner = t;
+  call->problem = make_problem(workload);
+  call->problem.environment = environment;
+  call->count = 3;
+  make_candidates(call->candidates, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake_init(&call->runner, 3, times);
+}
+
+STC_TEST(rule4_nested_select_gets_reference) {
+  stc_tuner *t = default_tuner();
+  STC_CHECK(!stc_tuner_is_tuning());
+  stc_problem p = make_problem("outer");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  inner_call call;
+  inner_init(&call, t, "inner", "cpu:test");
+  f.hook = nested_hook;
+  f.hook_user = &call;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  STC_CHECK(call.done && call.was_tuning);
+  STC_CHECK_EQ_INT(call.status, STC_OK);
+  STC_CHECK_EQ_INT(call.decision.source, STC_SOURCE_NESTED);
+  STC_CHECK_EQ_U64(call.decision.index, 0);
+  STC_CHECK_STR_EQ(call.decision.name, "ref");
+  STC_CHECK_EQ_U64(total_measures(&call.runner), 0);
+  stc_decision_clear(&call.decision);
+  STC_CHECK(!stc_tuner_is_tuning());
+  stc_tuner_destroy(t);
+}
+
+/* Runs an outer tune (of a fresh workload, or of workload when same_key)
+ * whose first measurement makes an inner call from another thread; returns
+ * the inner decision's source. */
+static int busy_probe(stc_tuner *t, const char *workload,
+                      const char *environment, inner_call *call) {
+  static int outer_count;
+  char outer[32];
+  snprintf(outer, sizeof outer, "outer%d", outer_count++);
+  stc_problem p = make_problem(workload ? outer : "same");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  inner_init(call, t, workload ? workload : "same", environment);
+  f.hook = other_thread_hook;
+  f.hook_user = call;
+  stc_decision d;
+  if (select0(t, &p, c, 3, &f, &d) != STC_OK || d.source != STC_SOURCE_TUNED)
+    return -1;
+  stc_decision_clear(&d);
+  if (!call->done || call->was_tuning || call->status != STC_OK)
+    return -2;
+  int source = (int)call->decision.source;
+  stc_decision_clear(&call->decision);
+  return source;
+}
+
+STC_TEST(rule4_busy_key_device_or_parallel_limit_returns_reference) {
+  stc_tuner *t = default_tuner();
+  inner_call call;
+  /* Same key. */
+  STC_CHECK_EQ_INT(busy_probe(t, NULL, "cpu:test", &call), STC_SOURCE_BUSY);
+  STC_CHECK_EQ_U64(total_measures(&call.runner), 0);
+  stc_tuner_destroy(t);
+  /* Same device, other workload. */
+  t = default_tuner();
+  STC_CHECK_EQ_INT(busy_probe(t, "other", "cpu:test", &call), STC_SOURCE_BUSY);
+  /* Other device, but max_parallel_tunes = 1. */
+  STC_CHECK_EQ_INT(busy_probe(t, "other2", "cpu:other", &call), STC_SOURCE_BUSY);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.busy_fallbacks, 2);
+  stc_tuner_destroy(t);
+  /* With two parallel tunes allowed, another device tunes meanwhile. */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.max_parallel_tunes = 2;
+  t = new_tuner(&pol, NULL);
+  STC_CHECK_EQ_INT(busy_probe(t, "other", "cpu:other", &call), STC_SOURCE_TUNED);
+  STC_CHECK_EQ_INT(busy_probe(t, "other3", "cpu:test", &call), STC_SOURCE_BUSY);
+  stc_tuner_destroy(t);
+}
+
+/* Eight threads select the same key at once; the tuning thread's first
+ * measurement waits until the seven others have their answers. */
+typedef struct race {
+  stc_tuner *tuner;
+  pthread_barrier_t start;
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  int answered; /* threads whose select returned without tuning */
+  bool waited_too_long;
+} race;
+
+typedef struct racer {
+  race *race;
+  fake runner;
+  stc_status status;
+  stc_decision decision;
+} racer;
+
+static void race_hook(fake *f, size_t candidate) {
+  race *r = f->hook_user;
+  pthread_mutex_lock(&r->lock);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 20;
+  while (r->answered < 7 && !r->waited_too_long)
+    if (pthread_cond_timedwait(&r->changed, &r->lock, &deadline) == ETIMEDOUT)
+      r->waited_too_long = true;
+  pthread_mutex_unlock(&r->lock);
+}
+
+static void *race_thread(void *arg) {
+  racer *me = arg;
+  race *r = me->race;
+  stc_problem p = make_problem("shared");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  pthread_barrier_wait(&r->start);
+  me->status = select0(r->tuner, &p, c, 3, &me->runner, &me->decision);
+  if (me->decision.source != STC_SOURCE_TUNED) {
+    pthread_mutex_lock(&r->lock);
+    r->answered++;
+    pthread_cond_broadcast(&r->changed);
+    pthread_mutex_unlock(&r->lock);
+  }
+  return NULL;
+}
+
+STC_TEST_THREADED(rule4_eight_threads_one_tunes_others_busy) {
+  race r;
+  memset(&r, 0, sizeof r);
+  r.tuner = default_tuner();
+  STC_CHECK(r.tuner);
+  pthread_barrier_init(&r.start, NULL, 8);
+  pthread_mutex_init(&r.lock, NULL);
+  pthread_cond_init(&r.changed, NULL);
+  racer racers[8];
+  pthread_t threads[8];
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  for (int i = 0; i < 8; i++) {
+    racers[i].race = &r;
+    fake_init(&racers[i].runner, 3, times);
+    racers[i].runner.hook = race_hook;
+    racers[i].runner.hook_user = &r;
+    memset(&racers[i].decision, 0, sizeof racers[i].decision);
+  }
+  for (int i = 0; i < 8; i++)
+    STC_CHECK(pthread_create(&threads[i], NULL, race_thread, &racers[i]) == 0);
+  for (int i = 0; i < 8; i++)
+    pthread_join(threads[i], NULL);
+  STC_CHECK(!r.waited_too_long); /* the busy callers never waited */
+  int tuned = 0, busy = 0;
+  for (int i = 0; i < 8; i++) {
+    STC_CHECK_EQ_INT(racers[i].status, STC_OK);
+    if (racers[i].decision.source == STC_SOURCE_TUNED) {
+      tuned++;
+      STC_CHECK_EQ_U64(racers[i].decision.index, 1);
+    } else {
+      STC_CHECK_EQ_INT(racers[i].decision.source, STC_SOURCE_BUSY);
+      STC_CHECK_EQ_U64(racers[i].decision.index, 0);
+      STC_CHECK_EQ_U64(total_measures(&racers[i].runner), 0);
+      busy++;
+    }
+    stc_decision_clear(&racers[i].decision);
+  }
+  STC_CHECK_EQ_INT(tuned, 1);
+  STC_CHECK_EQ_INT(busy, 7);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(r.tuner, &s);
+  STC_CHECK_EQ_U64(s.tunes, 1);
+  STC_CHECK_EQ_U64(s.busy_fallbacks, 7);
+  STC_CHECK_EQ_U64(s.misses, 1);
+  stc_tuner_destroy(r.tuner);
+  pthread_barrier_destroy(&r.start);
+  pthread_mutex_destroy(&r.lock);
+  pthread_cond_destroy(&r.changed);
+}
+
+/* Many threads and keys at once: every answer is a decision, the counters
+ * add up, and nothing races (run under TSan). */
+typedef struct churn {
+  stc_tuner *tuner;
+  int id;
+  int tuned, other;
+  bool failed;
+} churn;
+
+static void *churn_thread(void *arg) {
+  churn *me = arg;
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  for (int i = 0; i < 40; i++) {
+    char workload[32];
+    snprintf(workload, sizeof workload, "w%d", (i + me->id) % 10);
+    stc_problem p = make_problem(workload);
+    fake f;
+    fake_init(&f, 3, times);
+    stc_decision d;
+    if (select0(me->tuner, &p, c, 3, &f, &d) != STC_OK) {
+      me->failed = true;
+      continue;
+    }
+    if (d.source == STC_SOURCE_TUNED)
+      me->tuned++;
+    else
+      me->other++;
+    if (i % 7 == 3)
+      stc_tuner_invalidate(me->tuner, &d, false);
+    stc_decision_clear(&d);
+  }
+  return NULL;
+}
+
+STC_TEST_THREADED(concurrent_selects_on_many_keys) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.capacity = 4;
+  pol.max_parallel_tunes = 4;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  churn state[6];
+  pthread_t threads[6];
+  for (int i = 0; i < 6; i++) {
+    state[i] = (churn){t, i, 0, 0, false};
+    STC_CHECK(pthread_create(&threads[i], NULL, churn_thread, &state[i]) == 0);
+  }
+  for (int i = 0; i < 6; i++)
+    pthread_join(threads[i], NULL);
+  uint64_t tuned = 0, other = 0;
+  for (int i = 0; i < 6; i++) {
+    STC_CHECK(!state[i].failed);
+    tuned += (uint64_t)state[i].tuned;
+    other += (uint64_t)state[i].other;
+  }
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(tuned + other, 240);
+  STC_CHECK_EQ_U64(s.tunes, tuned);
+  STC_CHECK_EQ_U64(s.tunes + s.memory_hits + s.busy_fallbacks, 240);
+  stc_tune_report *reports;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
+  STC_CHECK(n <= 4);
+  stc_tune_reports_free(reports, n);
+  stc_tuner_destroy(t);
+}
+
+/* ---- rule 5: disk records, cache-only ----------------------------------- */
+
+/* Tunes one persistent problem (winner "a") into dir with a fresh tuner. */
+static stc_status seed_disk(const char *dir, const stc_problem *p,
+                            const stc_candidate *c) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  if (!t)
+    return STC_ERR_INVALID;
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  stc_status status = select0(t, p, c, 3, &f, &d);
+  if (status == STC_OK && (d.source != STC_SOURCE_TUNED || d.index != 1))
+    status = STC_ERR_INVALID;
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  if (s.cache_warnings != 0)
+    status = STC_ERR_IO;
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  return status;
+}
+
+STC_TEST(rule5_disk_round_trip_second_tuner_gets_disk_cache) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK_EQ_U64(d.index, 1);
+  STC_CHECK(d.verified);
+  STC_CHECK(d.has_ratio && fabs(d.ratio - 0.5) < 1e-12);
+  /* Checked once in this process, never re-timed. */
+  STC_CHECK_EQ_U64(f.validations[1], 1);
+  STC_CHECK_EQ_U64(total_measures(&f), 0);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+  STC_CHECK_EQ_U64(f.validations[1], 1);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.memory_hits, 1);
+  STC_CHECK_EQ_U64(s.tunes, 0);
+  STC_CHECK_EQ_U64(s.cache_warnings, 0);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_disk_record_deleted_when_validation_fails) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.mode = STC_MODE_CACHE_ONLY;
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  f.validate_status[1] = STC_ERR_REJECTED;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CACHE_MISS);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK_EQ_U64(f.validations[1], 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  /* The record is gone for everyone. */
+  t = new_tuner(&pol, dir);
+  fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CACHE_MISS);
+  STC_CHECK_EQ_U64(f.validations[1], 0);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.disk_hits, 0);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_disk_validation_failure_then_explores) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner *t = NULL;
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  t = new_tuner(&pol, dir);
+  /* On this machine "a" computes wrong results: explore picks "b". */
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  f.validate_status[1] = STC_ERR_REJECTED;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_STR_EQ(d.name, "b");
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_disk_device_error_quarantines) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  f.validate_status[1] = STC_ERR_DEVICE;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_ERR_DEVICE);
+  STC_CHECK_EQ_U64(total_measures(&f), 0);
+  f.validate_status[1] = STC_OK;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_ERR_QUARANTINED);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.device_failures, 1);
+  STC_CHECK_EQ_U64(s.disk_hits, 0);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_cache_only_stops_after_disk) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.mode = STC_MODE_CACHE_ONLY;
+  stc_tuner *t = new_tuner(&pol, dir);
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  /* Nothing on disk: the reference, and nothing runs. */
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CACHE_MISS);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK_EQ_U64(total_measures(&f) + f.validations[0] + f.validations[1], 0);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.misses, 1);
+  STC_CHECK_EQ_U64(s.tunes, 0);
+  /* With a record on disk: the record, validated once. */
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK_EQ_U64(d.index, 1);
+  STC_CHECK_EQ_U64(f.validations[1], 1);
+  STC_CHECK_EQ_U64(total_measures(&f), 0);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_non_persistent_problem_skips_disk) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK); /* p.persistent false */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  /* Nor does a persistent problem find it: nothing was written. */
+  p.persistent = true;
+  stc_tuner_destroy(t);
+  t = new_tuner(&pol, dir);
+  fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_unusable_cache_directory_is_a_warning) {
+  char path[4200];
+  cache_dir(path, sizeof path, "not-a-directory");
+  FILE *file = fopen(path, "w");
+  STC_CHECK(file);
+  fputs("x", file);
+  fclose(file);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = NULL;
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_create(&pol, path, &t, &err), STC_OK);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.cache_warnings, 1);
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_unwritable_cache_counts_warnings) {
+  if (geteuid() == 0)
+    return; /* root ignores directory permissions */
+  char dir[4200], version[4300];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  STC_CHECK(t);
+  snprintf(version, sizeof version, "%s/v%d", dir, STC_TUNER_CACHE_FORMAT);
+  STC_CHECK(chmod(version, 0500) == 0);
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  chmod(version, 0700);
+  STC_CHECK(s.cache_warnings >= 1); /* the save failed; execution went on */
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+/* ---- rule 6: exploration ------------------------------------------------ */
+
+STC_TEST(rule6_exploration_picks_fastest_checked_candidate) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  uint64_t times[FAKE_MAX] = {100, 80, 50, 70};
+  fake f;
+  fake_init(&f, 4, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 4, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 2);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK(d.verified);
+  STC_CHECK(d.has_ratio && fabs(d.ratio - 0.5) < 1e-12);
+  /* 2 warm-ups, 1 validation each; reference: 2 + 1 + 7 per candidate. */
+  STC_CHECK_EQ_U64(f.measures[0], 3 + 3 * 7);
+  STC_CHECK_EQ_U64(f.measures[1], 2 + 7);
+  STC_CHECK_EQ_U64(f.validations[0], 1);
+  STC_CHECK_EQ_U64(f.validations[2], 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_min_speedup_not_met_keeps_reference) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {1000, 960}; /* 1.042x < 1.05 */
+  fake f;
+  fake_init(&f, 2, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK(d.has_ratio && d.ratio == 1.0);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  /* 950 of 1000 is exactly 1/1.05 away... 0.95 * 1.05 = 0.9975 <= 1: wins. */
+  t = default_tuner();
+  times[1] = 950;
+  fake_init(&f, 2, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_win_requires_beating_current_best) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  uint64_t times[FAKE_MAX] = {100, 60, 70, 60};
+  fake f;
+  fake_init(&f, 4, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 4, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1); /* a tie does not replace the best */
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_noisy_candidate_rejected) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 0};
+  /* Ratios 0.3 0.5 0.7 0.4 0.6 0.2 0.8: median 0.5, MAD 0.2, relative 0.4. */
+  static const uint64_t noisy[] = {50, 50, 30, 50, 70, 40, 60, 20, 80};
+  fake f;
+  fake_init(&f, 2, times);
+  f.script[1] = noisy;
+  f.script_len[1] = 9;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 0);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 1);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note, "noisy");
+  STC_CHECK(r[0].candidates[1].has_ratio);
+  STC_CHECK(fabs(r[0].candidates[1].ratio - 0.5) < 1e-12);
+  STC_CHECK(fabs(r[0].candidates[1].relative_mad - 0.4) < 1e-12);
+  STC_CHECK_EQ_U64(r[0].candidates[1].samples, 7);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+  /* The same spread under a looser limit wins. */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.max_relative_mad = 0.5;
+  t = new_tuner(&pol, NULL);
+  fake_init(&f, 2, times);
+  f.script[1] = noisy;
+  f.script_len[1] = 9;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_wrong_result_rejected) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 10, 60};
+  fake f;
+  fake_init(&f, 3, times);
+  f.validate_status[1] = STC_ERR_REJECTED;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 2);
+  STC_CHECK_EQ_U64(f.measures[1], 2); /* warm-ups only: never timed */
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note, "rejected");
+  STC_CHECK_CONTAINS(r[0].candidates[1].note, "injected rejected");
+  STC_CHECK(!r[0].candidates[1].verified);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_unsupported_candidate_validation) {
+  /* Required validation: a candidate without a validator cannot win. */
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 10};
+  fake f;
+  fake_init(&f, 2, times);
+  f.outcome[1] = STC_VALIDATION_UNSUPPORTED;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK(d.verified);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  /* Optional validation: it may win, unverified. */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.require_validation = false;
+  t = new_tuner(&pol, NULL);
+  fake_init(&f, 2, times);
+  f.outcome[1] = STC_VALIDATION_UNSUPPORTED;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  STC_CHECK(!d.verified);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_zero_time_rejects_candidate) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 0, 60};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 2);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note, "zero duration");
+  STC_CHECK(!r[0].candidates[1].has_ratio);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_zero_reference_time_is_validation_unavailable) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {0, 10};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_VALIDATION_UNAVAILABLE);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK_EQ_U64(f.measures[1], 0);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 1);
+  STC_CHECK_CONTAINS(r[0].candidates[0].note, "zero elapsed time");
+  stc_tune_reports_free(r, n);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_VALIDATION_UNAVAILABLE);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_budget_is_soft_and_checked_between_trials) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.budget_ns = 2000;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  uint64_t now = 5000;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  stc_problem p = make_problem("w");
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  /* Reference 300 ns of setup; "a" 2*50 + 7*150 = 1150 (elapsed 1450);
+   * "b" starts, warm-ups reach 1530, samples end at 1670, 1810, 1950 and
+   * one more that starts at 1950 < 2000 and completes at 2090; the next
+   * check stops it. "c" is never started. */
+  uint64_t times[FAKE_MAX] = {100, 50, 40, 10};
+  fake f;
+  fake_init(&f, 4, times);
+  f.clock = &now;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 4, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  STC_CHECK_EQ_U64(f.measures[2], 2 + 4);
+  STC_CHECK_EQ_U64(f.measures[3], 0);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK(r[0].budget_exhausted);
+  STC_CHECK_EQ_U64(r[0].elapsed_ns, 2090);
+  STC_CHECK_CONTAINS(r[0].candidates[2].note, "budget exhausted");
+  STC_CHECK_CONTAINS(r[0].candidates[3].note, "search budget exhausted");
+  STC_CHECK_EQ_U64(r[0].candidates[3].samples, 0);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_reference_checked_even_when_budget_is_spent) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.budget_ns = 1;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  uint64_t now = 0;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 10};
+  fake f;
+  fake_init(&f, 2, times);
+  f.clock = &now;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK(d.verified);
+  STC_CHECK_EQ_U64(f.validations[0], 1);
+  STC_CHECK_EQ_U64(f.measures[1], 0);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_candidate_limit) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.max_candidates = 2; /* the reference and one other */
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  c[1].eligible = false; /* a skipped candidate does not count */
+  uint64_t times[FAKE_MAX] = {100, 10, 80, 20};
+  fake f;
+  fake_init(&f, 4, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 4, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 2);
+  STC_CHECK_EQ_U64(f.measures[3], 0);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK(r[0].budget_exhausted);
+  STC_CHECK_CONTAINS(r[0].candidates[3].note, "candidate limit");
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_ineligible_and_workspace_limits_skip_candidates) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.has_workspace_limit = true;
+  pol.workspace_limit = 1000;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[5];
+  make_candidates(c, 5);
+  c[1].eligible = false;
+  c[2].workspace_bytes = 2000;
+  c[3].workspace_known = false;
+  c[4].workspace_bytes = 1000;
+  uint64_t times[FAKE_MAX] = {100, 10, 10, 10, 60};
+  fake f;
+  fake_init(&f, 5, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 5, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 4);
+  STC_CHECK_EQ_U64(f.measures[1] + f.measures[2] + f.measures[3], 0);
+  STC_CHECK_EQ_U64(f.validations[1] + f.validations[2] + f.validations[3], 0);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  for (int i = 1; i <= 3; i++) {
+    STC_CHECK_CONTAINS(r[0].candidates[i].note, "skipped");
+    STC_CHECK_EQ_U64(r[0].candidates[i].samples, 0);
+  }
+  STC_CHECK(!r[0].budget_exhausted);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_failing_reference_is_an_error) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 10};
+  fake f;
+  fake_init(&f, 2, times);
+  f.validate_status[0] = STC_ERR_REJECTED;
+  stc_decision d;
+  stc_error err;
+  stc_trial_runner r = runner_of(&f);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 2, 0, &r, &d, &err),
+                   STC_ERR_REJECTED);
+  STC_CHECK(d.name == NULL && d.cache_key == NULL);
+  STC_CHECK_CONTAINS(err.message, "injected rejected");
+  STC_CHECK_EQ_U64(f.measures[1] + f.validations[1], 0);
+  /* A failing reference measurement is an error too. */
+  fake_init(&f, 2, times);
+  f.measure_status[0] = STC_ERR_IO;
+  f.measure_ok[0] = 2; /* warm-ups pass, the timed run fails */
+  r = runner_of(&f);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 2, 0, &r, &d, &err), STC_ERR_IO);
+  STC_CHECK_EQ_U64(f.measures[1], 0);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.tunes, 0);
+  STC_CHECK_EQ_U64(s.device_failures, 0);
+  STC_CHECK_EQ_U64(s.misses, 2);
+  /* Nothing was remembered: a healthy runner tunes normally afterwards. */
+  fake_init(&f, 2, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_device_error_aborts_and_quarantines) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  uint64_t times[FAKE_MAX] = {100, 90, 50, 10};
+  fake f;
+  fake_init(&f, 4, times);
+  f.measure_status[2] = STC_ERR_DEVICE;
+  f.measure_ok[2] = 4; /* fails during the paired samples */
+  stc_decision d;
+  stc_error err;
+  stc_trial_runner r = runner_of(&f);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 4, 0, &r, &d, &err),
+                   STC_ERR_DEVICE);
+  STC_CHECK_CONTAINS(err.message, "injected");
+  STC_CHECK_EQ_U64(f.measures[3], 0); /* the tune stopped */
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.device_failures, 1);
+  STC_CHECK_EQ_U64(s.tunes, 0);
+  stc_tune_report *reports;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 0);
+  STC_CHECK(reports == NULL);
+  fake_init(&f, 4, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 4, &f, &d), STC_ERR_QUARANTINED);
+  /* A device error on the reference quarantines too. */
+  stc_problem q = make_problem("w");
+  q.environment = "gpu:1";
+  fake_init(&f, 4, times);
+  f.measure_status[0] = STC_ERR_DEVICE;
+  STC_CHECK_EQ_INT(select0(t, &q, c, 4, &f, &d), STC_ERR_DEVICE);
+  STC_CHECK_EQ_INT(select0(t, &q, c, 4, &f, &d), STC_ERR_QUARANTINED);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_paired_order_alternates) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.warmups = 1;
+  pol.samples = 3;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 60};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  /* ref warm-up, ref timed; a: warm-up, then (s+1)%2: a first at s=0,2;
+   * b: warm-up, then (s+2)%2: ref first at s=0,2. */
+  static const size_t expected[] = {0, 0, 1, 1, 0, 0, 1, 1, 0,
+                                    2, 0, 2, 2, 0, 0, 2};
+  STC_CHECK_EQ_U64(f.log_len, sizeof expected / sizeof expected[0]);
+  for (size_t i = 0; i < f.log_len; i++)
+    STC_CHECK_EQ_U64(f.log[i], expected[i]);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule6_nonzero_reference_index) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {40, 90, 100};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_trial_runner r = runner_of(&f);
+  stc_decision d;
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 3, 2, &r, &d, NULL), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK_EQ_U64(d.reference_index, 2);
+  STC_CHECK(fabs(d.ratio - 0.4) < 1e-12);
+  stc_decision_clear(&d);
+  stc_tune_report *reports;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
+  STC_CHECK_STR_EQ(reports[0].candidates[0].name, "b"); /* reference first */
+  STC_CHECK_STR_EQ(reports[0].candidates[1].name, "ref");
+  STC_CHECK_STR_EQ(reports[0].candidates[2].name, "a");
+  STC_CHECK_STR_EQ(reports[0].winner, "ref");
+  stc_tune_reports_free(reports, n);
+  stc_tuner_destroy(t);
+}
+
+/* ---- rule 7: reports and counters --------------------------------------- */
+
+STC_TEST(rule7_report_contents_and_notes) {
+  stc_tuner *t = default_tuner();
+  uint64_t now = 0;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  stc_problem p = {STC_SCOPE_GRAPH, "fused.mlp", "cpu:test", "4x128", "ctx1",
+                   false};
+  stc_candidate c[5];
+  make_candidates(c, 5);
+  c[4].eligible = false;
+  uint64_t times[FAKE_MAX] = {100, 50, 97, 10, 10};
+  fake f;
+  fake_init(&f, 5, times);
+  f.clock = &now;
+  f.validate_status[3] = STC_ERR_REJECTED;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 5, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 1);
+  STC_CHECK_STR_EQ(r[0].operation, "fused.mlp");
+  STC_CHECK_STR_EQ(r[0].environment, "cpu:test");
+  STC_CHECK_STR_EQ(r[0].workload, "4x128");
+  STC_CHECK_STR_EQ(r[0].execution_context, "ctx1");
+  STC_CHECK_STR_EQ(r[0].winner, "a");
+  STC_CHECK(!r[0].budget_exhausted);
+  STC_CHECK_EQ_U64(r[0].elapsed_ns, now);
+  STC_CHECK_EQ_U64(r[0].num_candidates, 5);
+  const stc_candidate_report *cr = r[0].candidates;
+  STC_CHECK_STR_EQ(cr[0].name, "ref");
+  STC_CHECK_CONTAINS(cr[0].note, "reference; replaced by a");
+  STC_CHECK(cr[0].verified && cr[0].has_ratio && cr[0].ratio == 1.0);
+  STC_CHECK_STR_EQ(cr[1].name, "a");
+  STC_CHECK_CONTAINS(cr[1].note, "won");
+  STC_CHECK_EQ_U64(cr[1].samples, 7);
+  STC_CHECK(cr[1].verified && fabs(cr[1].ratio - 0.5) < 1e-12);
+  STC_CHECK(cr[1].relative_mad == 0.0);
+  STC_CHECK_CONTAINS(cr[2].note, "lost");
+  STC_CHECK_CONTAINS(cr[2].note, "not 1.05x faster");
+  STC_CHECK(fabs(cr[2].ratio - 0.97) < 1e-12);
+  STC_CHECK_CONTAINS(cr[3].note, "rejected");
+  STC_CHECK(!cr[3].has_ratio && !cr[3].verified);
+  STC_CHECK_CONTAINS(cr[4].note, "skipped");
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+  /* A candidate that qualifies but is beaten says who beat it. */
+  t = default_tuner();
+  uint64_t times2[FAKE_MAX] = {100, 50, 80};
+  fake_init(&f, 3, times2);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_CONTAINS(r[0].candidates[2].note, "a was faster");
+  stc_tune_reports_free(r, n);
+  /* Nobody qualifies: the reference says it was retained. */
+  uint64_t times3[FAKE_MAX] = {100, 100, 120};
+  fake_init(&f, 3, times3);
+  stc_problem p2 = p;
+  p2.workload = "other";
+  STC_CHECK_EQ_INT(select0(t, &p2, c, 3, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 2);
+  STC_CHECK_CONTAINS(r[1].candidates[0].note, "retained");
+  STC_CHECK_STR_EQ(r[1].winner, "ref");
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule7_reports_are_bounded) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.capacity = 2; /* reports kept: min(capacity, 128) */
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 50};
+  const char *workloads[] = {"w0", "w1", "w2"};
+  for (int i = 0; i < 3; i++) {
+    stc_problem p = make_problem(workloads[i]);
+    fake f;
+    fake_init(&f, 2, times);
+    stc_decision d;
+    STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+    stc_decision_clear(&d);
+  }
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 2);
+  STC_CHECK_STR_EQ(r[0].workload, "w1");
+  STC_CHECK_STR_EQ(r[1].workload, "w2");
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+  /* A large capacity still keeps at most 128 reports. */
+  stc_tuner_policy_init(&pol);
+  t = new_tuner(&pol, NULL);
+  for (int i = 0; i < 130; i++) {
+    char workload[16];
+    snprintf(workload, sizeof workload, "w%d", i);
+    stc_problem p = make_problem(workload);
+    fake f;
+    fake_init(&f, 2, times);
+    stc_decision d;
+    STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+    stc_decision_clear(&d);
+  }
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_EQ_U64(n, 128);
+  STC_CHECK_STR_EQ(r[0].workload, "w2");
+  STC_CHECK(find_report(r, n, "w129") == 127);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule7_counters) {
+  stc_tuner *t = default_tuner();
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  stc_decision d;
+  stc_problem p = make_problem("w");
+  fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK); /* miss + tune */
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK); /* memory hit */
+  stc_tuner_invalidate(t, &d, false);                     /* invalidation */
+  stc_decision_clear(&d);
+  inner_call call;
+  STC_CHECK_EQ_INT(busy_probe(t, "x", "cpu:test", &call), STC_SOURCE_BUSY);
+  stc_problem q = make_problem("w");
+  q.environment = "gpu:0";
+  fake_init(&f, 3, times);
+  f.measure_status[1] = STC_ERR_DEVICE;
+  STC_CHECK_EQ_INT(select0(t, &q, c, 3, &f, &d), STC_ERR_DEVICE);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.memory_hits, 1);
+  STC_CHECK_EQ_U64(s.disk_hits, 0);
+  STC_CHECK_EQ_U64(s.misses, 3); /* w, outer (busy probe), gpu:0 */
+  STC_CHECK_EQ_U64(s.busy_fallbacks, 1);
+  STC_CHECK_EQ_U64(s.tunes, 2); /* w, outer */
+  STC_CHECK_EQ_U64(s.cache_warnings, 0);
+  STC_CHECK_EQ_U64(s.invalidations, 1);
+  STC_CHECK_EQ_U64(s.device_failures, 1);
+  stc_tuner_destroy(t);
+}
+
+/* ---- rule 8: invalidate, record_comparison ------------------------------ */
+
+STC_TEST(rule8_invalidate_with_ban) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_tuner_invalidate(t, &d, true);
+  stc_decision_clear(&d);
+  size_t a_runs = f.measures[1];
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK_EQ_U64(f.measures[1], a_runs); /* banned: never run again */
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_CONTAINS(r[n - 1].candidates[1].note, "banned");
+  stc_tune_reports_free(r, n);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.invalidations, 1);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule8_invalidate_without_ban_retunes) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  stc_tuner_invalidate(t, &d, false);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_STR_EQ(d.name, "a");
+  stc_decision_clear(&d);
+  /* A ban never applies to the reference: its record keeps being used. */
+  stc_problem q = make_problem("slow-candidates");
+  uint64_t slow[FAKE_MAX] = {100, 120, 130};
+  fake_init(&f, 3, slow);
+  STC_CHECK_EQ_INT(select0(t, &q, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 0);
+  stc_tuner_invalidate(t, &d, true);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &q, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 0);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &q, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+  stc_decision_clear(&d);
+  stc_tuner_invalidate(NULL, &d, true);
+  stc_tuner_invalidate(t, NULL, true);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule8_invalidate_removes_disk_record) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  stc_tuner_invalidate(t, &d, false);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  pol.mode = STC_MODE_CACHE_ONLY;
+  t = new_tuner(&pol, dir);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CACHE_MISS);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.cache_warnings, 0);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule8_record_comparison_window) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.regression_pairs = 3;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  bool invalidated = true;
+  /* A window that is not yet full never invalidates, however bad. */
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 200, true, &invalidated), STC_OK);
+  STC_CHECK(!invalidated);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 200, true, &invalidated), STC_OK);
+  STC_CHECK(!invalidated);
+  stc_tuner_destroy(t);
+  /* The median, not one outlier, decides. */
+  t = new_tuner(&pol, NULL);
+  fake_init(&f, 3, times);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 100, true, &invalidated), STC_OK);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 300, true, &invalidated), STC_OK);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 110, true, &invalidated), STC_OK);
+  STC_CHECK(!invalidated); /* median 1.10 <= 1.15 despite one outlier */
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 120, true, &invalidated), STC_OK);
+  STC_CHECK(invalidated); /* window {3.0, 1.1, 1.2}: median 1.2 > 1.15 */
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.invalidations, 1);
+  /* The record is gone: later comparisons are ignored... */
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 500, true, &invalidated), STC_OK);
+  STC_CHECK(!invalidated);
+  /* ...and the regressed winner is banned. */
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_STR_EQ(d.name, "b");
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule8_record_comparison_rejects_invalid_input) {
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  bool invalidated = true;
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 200, false, &invalidated), STC_ERR_INVALID);
+  STC_CHECK(!invalidated);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 0, 200, true, NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 0, true, NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, NULL, 100, 200, true, NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(NULL, &d, 100, 200, true, NULL), STC_ERR_INVALID);
+  /* Invalid input never fills the window: 7 bad pairs are needed after it. */
+  for (int i = 0; i < 6; i++) {
+    STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 500, true, &invalidated), STC_OK);
+    STC_CHECK(!invalidated);
+  }
+  /* A decision that is not the one on record is ignored. */
+  stc_decision other = d;
+  other.name = "b";
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &other, 100, 500, true, &invalidated), STC_OK);
+  STC_CHECK(!invalidated);
+  STC_CHECK_EQ_INT(stc_tuner_record_comparison(t, &d, 100, 500, true, &invalidated), STC_OK);
+  STC_CHECK(invalidated);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+/* ---- rule 9: pipeline fingerprint --------------------------------------- */
+
+STC_TEST(rule9_pipeline_key_changes_when_operator_decision_changes) {
+  stc_tuner *t = default_tuner();
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  char empty[65], after_op[65], after_pipe[65], after_retune[65];
+  stc_tuner_lower_level_fingerprint(t, empty);
+  STC_CHECK_EQ_U64(strlen(empty), 64);
+
+  stc_problem op = make_problem("w");
+  stc_decision op_d, pipe1, pipe2, pipe3;
+  STC_CHECK_EQ_INT(select0(t, &op, c, 3, &f, &op_d), STC_OK);
+  STC_CHECK_STR_EQ(op_d.name, "a");
+  stc_tuner_lower_level_fingerprint(t, after_op);
+  STC_CHECK(strcmp(empty, after_op) != 0);
+
+  stc_problem pipe = {STC_SCOPE_PIPELINE, "model", "cpu:test", "batch1", "",
+                      false};
+  STC_CHECK_EQ_INT(select0(t, &pipe, c, 3, &f, &pipe1), STC_OK);
+  STC_CHECK_EQ_INT(pipe1.source, STC_SOURCE_TUNED);
+  STC_CHECK_CONTAINS(pipe1.cache_key, after_op);
+  /* A pipeline decision is not a lower-level one. */
+  stc_tuner_lower_level_fingerprint(t, after_pipe);
+  STC_CHECK_STR_EQ(after_pipe, after_op);
+  STC_CHECK_EQ_INT(select0(t, &pipe, c, 3, &f, &pipe2), STC_OK);
+  STC_CHECK_EQ_INT(pipe2.source, STC_SOURCE_MEMORY_CACHE);
+  STC_CHECK_STR_EQ(pipe2.cache_key, pipe1.cache_key);
+
+  /* The operator's winner regresses and is banned: it retunes to "b". */
+  stc_tuner_invalidate(t, &op_d, true);
+  stc_decision_clear(&op_d);
+  STC_CHECK_EQ_INT(select0(t, &op, c, 3, &f, &op_d), STC_OK);
+  STC_CHECK_STR_EQ(op_d.name, "b");
+  stc_tuner_lower_level_fingerprint(t, after_retune);
+  STC_CHECK(strcmp(after_retune, after_op) != 0);
+  STC_CHECK_EQ_INT(select0(t, &pipe, c, 3, &f, &pipe3), STC_OK);
+  STC_CHECK_EQ_INT(pipe3.source, STC_SOURCE_TUNED);
+  STC_CHECK(strcmp(pipe3.cache_key, pipe1.cache_key) != 0);
+  /* An operator-scope key does not depend on the fingerprint. */
+  stc_decision op_again;
+  STC_CHECK_EQ_INT(select0(t, &op, c, 3, &f, &op_again), STC_OK);
+  STC_CHECK_STR_EQ(op_again.cache_key, op_d.cache_key);
+  STC_CHECK_EQ_INT(op_again.source, STC_SOURCE_MEMORY_CACHE);
+  stc_decision_clear(&op_again);
+  stc_decision_clear(&op_d);
+  stc_decision_clear(&pipe1);
+  stc_decision_clear(&pipe2);
+  stc_decision_clear(&pipe3);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule9_bypassed_operator_counts_in_fingerprint) {
+  stc_tuner *t = default_tuner();
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {0, 10}; /* zero reference time: bypass */
+  fake f;
+  fake_init(&f, 2, times);
+  char before[65], after[65];
+  stc_tuner_lower_level_fingerprint(t, before);
+  stc_problem op = make_problem("w");
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &op, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_VALIDATION_UNAVAILABLE);
+  stc_decision_clear(&d);
+  stc_tuner_lower_level_fingerprint(t, after);
+  STC_CHECK(strcmp(before, after) != 0);
+  stc_tuner_destroy(t);
+}
+
+/* ---- keys and capacity -------------------------------------------------- */
+
+static char *key_of(stc_tuner *t, const stc_problem *p, const stc_candidate *c,
+                    size_t count, size_t reference) {
+  stc_decision d;
+  uint64_t times[FAKE_MAX] = {100, 100, 100, 100};
+  fake f;
+  fake_init(&f, 4, times);
+  stc_trial_runner r = runner_of(&f);
+  if (stc_tuner_select(t, p, c, count, reference, &r, &d, NULL) != STC_OK)
+    return NULL;
+  char *key = d.cache_key;
+  d.cache_key = NULL;
+  stc_decision_clear(&d);
+  return key;
+}
+
+STC_TEST(cache_key_is_unambiguous_and_complete) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.mode = STC_MODE_DISABLED; /* keys only */
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  stc_problem p1 = {STC_SCOPE_OPERATOR, "ab", "cpu", "c", "", false};
+  stc_problem p2 = {STC_SCOPE_OPERATOR, "a", "cpu", "bc", "", false};
+  char *keys[12] = {0};
+  int k = 0;
+  keys[k++] = key_of(t, &p1, c, 3, 0);
+  keys[k++] = key_of(t, &p2, c, 3, 0);
+  stc_problem p3 = p1;
+  p3.scope = STC_SCOPE_GRAPH;
+  keys[k++] = key_of(t, &p3, c, 3, 0);
+  stc_problem p4 = p1;
+  p4.execution_context = "stream2";
+  keys[k++] = key_of(t, &p4, c, 3, 0);
+  keys[k++] = key_of(t, &p1, c, 3, 1); /* another reference */
+  keys[k++] = key_of(t, &p1, c, 2, 0); /* fewer candidates */
+  c[1].revision = "2";
+  keys[k++] = key_of(t, &p1, c, 3, 0);
+  make_candidates(c, 3);
+  c[1].workspace_bytes = 4096;
+  keys[k++] = key_of(t, &p1, c, 3, 0);
+  make_candidates(c, 3);
+  c[1].workspace_known = false;
+  keys[k++] = key_of(t, &p1, c, 3, 0);
+  make_candidates(c, 3);
+  c[2].eligible = false;
+  keys[k++] = key_of(t, &p1, c, 3, 0);
+  make_candidates(c, 3);
+  stc_tuner *t2;
+  pol.tolerance.relative = 1e-2;
+  t2 = new_tuner(&pol, NULL);
+  keys[k++] = key_of(t2, &p1, c, 3, 0);
+  pol.tolerance.relative = 1e-3;
+  pol.require_validation = false;
+  stc_tuner *t3 = new_tuner(&pol, NULL);
+  keys[k++] = key_of(t3, &p1, c, 3, 0);
+  for (int i = 0; i < k; i++) {
+    STC_CHECK(keys[i] != NULL);
+    for (int j = 0; j < i; j++)
+      STC_CHECK(strcmp(keys[i], keys[j]) != 0);
+  }
+  /* Same request, same key; a NULL context and revision mean "" and "1". */
+  char *again = key_of(t, &p1, c, 3, 0);
+  STC_CHECK_STR_EQ(again, keys[0]);
+  free(again);
+  stc_problem p5 = p1;
+  p5.execution_context = NULL;
+  c[0].revision = "1";
+  again = key_of(t, &p5, c, 3, 0);
+  STC_CHECK_STR_EQ(again, keys[0]);
+  free(again);
+  for (int i = 0; i < k; i++)
+    free(keys[i]);
+  stc_tuner_destroy(t);
+  stc_tuner_destroy(t2);
+  stc_tuner_destroy(t3);
+}
+
+STC_TEST(capacity_evicts_oldest_record) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.capacity = 2;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 50};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_problem w[3] = {make_problem("w0"), make_problem("w1"), make_problem("w2")};
+  stc_decision d;
+  for (int i = 0; i < 3; i++) {
+    STC_CHECK_EQ_INT(select0(t, &w[i], c, 2, &f, &d), STC_OK);
+    STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+    stc_decision_clear(&d);
+  }
+  STC_CHECK_EQ_INT(select0(t, &w[2], c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &w[1], c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+  stc_decision_clear(&d);
+  /* w0 was evicted; tuning it again evicts w1 (FIFO, not LRU). */
+  STC_CHECK_EQ_INT(select0(t, &w[0], c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(select0(t, &w[1], c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(many_keys_stay_bounded_and_findable) {
+  /* Exercises the hash map's growth and eviction with more keys than
+   * capacity; every retained key is still a memory hit. */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.capacity = 100;
+  pol.warmups = 0;
+  pol.samples = 1;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 50};
+  fake f;
+  fake_init(&f, 2, times);
+  stc_decision d;
+  for (int i = 0; i < 250; i++) {
+    char workload[16];
+    snprintf(workload, sizeof workload, "w%d", i);
+    stc_problem p = make_problem(workload);
+    STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+    stc_decision_clear(&d);
+  }
+  for (int i = 150; i < 250; i++) {
+    char workload[16];
+    snprintf(workload, sizeof workload, "w%d", i);
+    stc_problem p = make_problem(workload);
+    STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+    STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+    stc_decision_clear(&d);
+  }
+  stc_problem old = make_problem("w149");
+  STC_CHECK_EQ_INT(select0(t, &old, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
