@@ -31,7 +31,7 @@ typedef struct stc_pass_option_value {
 typedef struct stc_pass_spec {
   const char *argument;    /* pipeline name, e.g. "stc-instrument" */
   const char *description; /* one line for --help */
-  const char *op_name;     /* anchor op, e.g. "builtin.module" */
+  const char *op_name;     /* anchor op, e.g. "builtin.module"; "" = any op */
   const stc_pass_option_spec *options;
   size_t num_options;
   /* Builds a pass. On an unknown option or a bad value returns a null
@@ -49,6 +49,10 @@ const stc_pass_spec *stc_pass_find(const char *argument);
 /* The specs, one per file in passes/. */
 extern const stc_pass_spec stc_instrument_pass_spec;
 extern const stc_pass_spec stc_hot_path_schedule_pass_spec;
+extern const stc_pass_spec stc_multi_variant_pass_spec;
+/* Test-only passes (passes/test_passes.c), named stc-test-*. */
+extern const stc_pass_spec stc_test_annotate_pass_spec;
+extern const stc_pass_spec stc_test_fail_pass_spec;
 
 #ifdef __cplusplus
 }

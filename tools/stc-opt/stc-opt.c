@@ -1,2 +1,0 @@
-/* placeholder */
-int main(void) { return 1; }
