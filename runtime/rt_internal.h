@@ -1,0 +1,39 @@
+/* rt_internal.h - declarations shared between the files of libstc_rt and its
+ * unit tests; not installed, not part of the public contract (stc/rt.h). */
+#ifndef STC_RT_INTERNAL_H
+#define STC_RT_INTERNAL_H
+
+#include "stc/hints.h"
+#include "stc/rt.h"
+#include "stc/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Adds ns of tuning work done on the calling thread. Every region open on
+ * this thread excludes that time from its sample (the profile measures steady
+ * state, DESIGN.md section 4). For the dispatch code of libstc_rt. */
+void stc_rt__tuning_ns_add(uint64_t ns);
+
+/* Merges every shard (live threads and retired ones) into a new hints store
+ * big enough that nothing is evicted; the caller owns *out. *samples (may be
+ * NULL) receives the total number of samples merged, which rt.c uses to skip
+ * a redundant exit-time write. */
+stc_status stc_rt__regions_collect(stc_hints **out, uint64_t *samples);
+
+/* Registers the exit-time profile write once (idempotent). */
+void stc_rt__exit_hook_install(void);
+
+/* The CPU identity "cpu:<arch>:<model>:<features>" from a /proc/cpuinfo-like
+ * text; *reliable says whether a model or feature list was found. `arch` is
+ * the uname machine. Pure; for tests and environment.c. */
+stc_status stc_rt__cpu_identity_from_text(const char *cpuinfo, const char *arch,
+                                          char *buf, size_t size,
+                                          bool *reliable);
+/* Reads `path` (normally /proc/cpuinfo) and builds the identity; an
+ * unreadable file gives "cpu:<arch>:unknown:" and *reliable = false. */
+stc_status stc_rt__cpu_identity_from_file(const char *path, char *buf,
+                                          size_t size, bool *reliable);
+
+#endif /* STC_RT_INTERNAL_H */

@@ -1,0 +1,426 @@
+/* Unit tests of libstc_rt: the region timer (counts, ns, nesting, threads,
+ * thread exit, tuning time), profile export and the exit-time write, and the
+ * environment fingerprint. Every test uses its own region ids, so that tests
+ * run in one process (`test_runtime` with no argument) do not see each
+ * other's samples. */
+#include "stc_test.h"
+
+#include "../../runtime/rt_internal.h"
+#include "stc/profile.h"
+#include "stc/rt.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sleep_ns(uint64_t ns) {
+  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+/* Region timing around a sleep of `ns`. */
+static void timed_sleep(const char *id, uint64_t ns, int64_t bytes) {
+  int64_t token = stc_rt_region_begin(id);
+  sleep_ns(ns);
+  stc_rt_region_end(id, token, bytes);
+}
+
+STC_TEST(region_begin_end_records_count_ns_and_bytes) {
+  for (int i = 0; i < 3; i++)
+    timed_sleep("basic/region#1", 2000000, 100);
+  stc_region_record r;
+  STC_CHECK(stc_rt_region_stats("basic/region#1", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 3);
+  STC_CHECK(r.total_ns >= 6000000);
+  STC_CHECK(r.total_ns < 3000000000u);
+  STC_CHECK(r.max_ns >= 2000000);
+  STC_CHECK(r.max_ns <= r.total_ns);
+  STC_CHECK_EQ_U64(r.bytes_total, 300);
+  STC_CHECK(!stc_rt_region_stats("basic/never-recorded", &r));
+}
+
+STC_TEST(nested_regions_each_get_their_own_time) {
+  for (int i = 0; i < 2; i++) {
+    int64_t outer = stc_rt_region_begin("nest/outer");
+    sleep_ns(1000000);
+    timed_sleep("nest/inner", 3000000, 0);
+    stc_rt_region_end("nest/outer", outer, 0);
+  }
+  stc_region_record outer, inner;
+  STC_CHECK(stc_rt_region_stats("nest/outer", &outer));
+  STC_CHECK(stc_rt_region_stats("nest/inner", &inner));
+  STC_CHECK_EQ_U64(outer.dispatch_count, 2);
+  STC_CHECK_EQ_U64(inner.dispatch_count, 2);
+  STC_CHECK(inner.total_ns >= 6000000);
+  STC_CHECK(outer.total_ns >= inner.total_ns + 2000000);
+}
+
+STC_TEST(same_id_at_two_addresses_is_one_region) {
+  static char first[] = "dup/region#2";
+  static char second[] = "dup/region#2";
+  STC_CHECK((const char *)first != (const char *)second);
+  stc_rt_region_end(first, stc_rt_region_begin(first), 1);
+  stc_rt_region_end(second, stc_rt_region_begin(second), 2);
+  stc_rt_region_end(first, stc_rt_region_begin(first), 4);
+  stc_region_record r;
+  STC_CHECK(stc_rt_region_stats("dup/region#2", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 3);
+  STC_CHECK_EQ_U64(r.bytes_total, 7);
+}
+
+STC_TEST(bad_arguments_never_crash) {
+  stc_rt_region_end(NULL, stc_rt_region_begin(NULL), 5); /* ignored */
+  /* A token from the future (another thread's clock, garbage): 0 ns. */
+  stc_rt_region_end("bad/future-token", INT64_MAX, -7);
+  stc_region_record r;
+  STC_CHECK(stc_rt_region_stats("bad/future-token", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 1);
+  STC_CHECK_EQ_U64(r.total_ns, 0);
+  STC_CHECK_EQ_U64(r.bytes_total, 0); /* negative bytes count as 0 */
+  STC_CHECK(!stc_rt_region_stats(NULL, &r));
+  STC_CHECK(stc_rt_regions_snapshot(NULL) == STC_ERR_INVALID);
+  STC_CHECK_EQ_U64(stc_rt_regions_dropped(), 0);
+}
+
+STC_TEST(tuning_ns_are_not_counted) {
+  /* 20 ms sleep of which 15 ms are declared tuning: about 5 ms remain. */
+  int64_t outer = stc_rt_region_begin("tune/outer");
+  int64_t token = stc_rt_region_begin("tune/inner");
+  sleep_ns(20000000);
+  stc_rt__tuning_ns_add(15000000);
+  stc_rt_region_end("tune/inner", token, 0);
+  stc_rt_region_end("tune/outer", outer, 0);
+  /* Tuning outside a region does not touch later regions. */
+  stc_rt__tuning_ns_add(50000000);
+  timed_sleep("tune/after", 1000000, 0);
+  stc_region_record inner, outer_record, after;
+  STC_CHECK(stc_rt_region_stats("tune/inner", &inner));
+  STC_CHECK(stc_rt_region_stats("tune/outer", &outer_record));
+  STC_CHECK(stc_rt_region_stats("tune/after", &after));
+  STC_CHECK(inner.total_ns >= 5000000);
+  STC_CHECK(inner.total_ns < 15000000);
+  /* The enclosing region excludes the nested tuning time too. */
+  STC_CHECK(outer_record.total_ns >= inner.total_ns);
+  STC_CHECK(outer_record.total_ns < 15000000);
+  STC_CHECK(after.total_ns >= 1000000);
+  STC_CHECK(after.total_ns < 40000000);
+}
+
+/* ---- threads ---- */
+
+#define NUM_THREADS 8
+#define SAMPLES_PER_THREAD 2000
+static const char *const own_ids[NUM_THREADS] = {
+    "thr/own#0", "thr/own#1", "thr/own#2", "thr/own#3",
+    "thr/own#4", "thr/own#5", "thr/own#6", "thr/own#7",
+};
+
+typedef struct worker {
+  int index;
+  pthread_barrier_t *start;
+} worker;
+
+static void *record_worker(void *arg) {
+  worker *w = arg;
+  pthread_barrier_wait(w->start);
+  for (int i = 0; i < SAMPLES_PER_THREAD; i++) {
+    int64_t token = stc_rt_region_begin("thr/shared");
+    int64_t own = stc_rt_region_begin(own_ids[w->index]);
+    stc_rt_region_end(own_ids[w->index], own, 2);
+    stc_rt_region_end("thr/shared", token, 1);
+  }
+  return NULL;
+}
+
+static const stc_profile_region *find_region(const stc_profile *p,
+                                             const char *id) {
+  for (size_t i = 0; i < p->num_regions; i++)
+    if (strcmp(p->regions[i].id, id) == 0)
+      return &p->regions[i];
+  return NULL;
+}
+
+STC_TEST_THREADED(threads_same_and_different_ids_exact_counts) {
+  pthread_t threads[NUM_THREADS];
+  worker workers[NUM_THREADS];
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, NUM_THREADS + 1);
+  for (int i = 0; i < NUM_THREADS; i++) {
+    workers[i] = (worker){i, &start};
+    STC_CHECK(pthread_create(&threads[i], NULL, record_worker, &workers[i]) ==
+              0);
+  }
+  pthread_barrier_wait(&start);
+  /* Read while the workers record: exercises readers against writers. */
+  for (int i = 0; i < 20; i++) {
+    stc_hints *snapshot = NULL;
+    STC_CHECK(stc_rt_regions_snapshot(&snapshot) == STC_OK);
+    STC_CHECK(stc_hints_dispatch_count(snapshot, "thr/shared") <=
+              (uint64_t)NUM_THREADS * SAMPLES_PER_THREAD);
+    stc_hints_destroy(snapshot);
+  }
+  for (int i = 0; i < NUM_THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&start);
+
+  char path[4200];
+  snprintf(path, sizeof path, "%s/threads.yaml", stc_test_tmpdir());
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_rt_profile_export(path, &err), STC_OK);
+  stc_profile *profile = NULL;
+  STC_CHECK_EQ_INT(stc_profile_read_file(path, &profile, &err, NULL, NULL),
+                   STC_OK);
+  const stc_profile_region *shared = find_region(profile, "thr/shared");
+  int ok = shared && shared->count == (uint64_t)NUM_THREADS * SAMPLES_PER_THREAD &&
+           shared->bytes == (uint64_t)NUM_THREADS * SAMPLES_PER_THREAD;
+  for (int i = 0; i < NUM_THREADS && ok; i++) {
+    const stc_profile_region *own = find_region(profile, own_ids[i]);
+    ok = own && own->count == SAMPLES_PER_THREAD &&
+         own->bytes == 2u * SAMPLES_PER_THREAD && own->total_ns <= shared->total_ns;
+  }
+  stc_profile_destroy(profile);
+  STC_CHECK(ok);
+}
+
+static void *short_lived(void *arg) {
+  const char *own = arg;
+  for (int i = 0; i < 10; i++) {
+    stc_rt_region_end("exit/shared", stc_rt_region_begin("exit/shared"), 0);
+    stc_rt_region_end(own, stc_rt_region_begin(own), 0);
+  }
+  return NULL;
+}
+
+STC_TEST_THREADED(threads_that_exit_before_export_keep_samples) {
+  static const char *const ids[4] = {"exit/a", "exit/b", "exit/a", "exit/c"};
+  /* Waves: later threads fold into entries earlier threads retired. */
+  for (int wave = 0; wave < 4; wave++) {
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++)
+      STC_CHECK(pthread_create(&threads[i], NULL, short_lived,
+                               (void *)ids[i]) == 0);
+    for (int i = 0; i < 4; i++)
+      pthread_join(threads[i], NULL);
+  }
+  stc_region_record r;
+  STC_CHECK(stc_rt_region_stats("exit/shared", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 4 * 4 * 10);
+  STC_CHECK(stc_rt_region_stats("exit/a", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 4 * 2 * 10);
+  STC_CHECK(stc_rt_region_stats("exit/b", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 4 * 10);
+  STC_CHECK(stc_rt_region_stats("exit/c", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 4 * 10);
+}
+
+STC_TEST(reset_zeroes_samples) {
+  timed_sleep("reset/region", 0, 8);
+  stc_region_record r;
+  STC_CHECK(stc_rt_region_stats("reset/region", &r));
+  stc_rt_regions_reset();
+  STC_CHECK(!stc_rt_region_stats("reset/region", &r));
+  timed_sleep("reset/region", 0, 8);
+  STC_CHECK(stc_rt_region_stats("reset/region", &r));
+  STC_CHECK_EQ_U64(r.dispatch_count, 1);
+  STC_CHECK_EQ_U64(r.bytes_total, 8);
+}
+
+/* ---- export ---- */
+
+STC_TEST(export_writes_a_profile_the_reader_accepts) {
+  timed_sleep("export/matmul#9f2c41d0", 1000000, 4096);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/profile.yaml", stc_test_tmpdir());
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_rt_profile_export(path, &err), STC_OK);
+  stc_profile *profile = NULL;
+  STC_CHECK_EQ_INT(stc_profile_read_file(path, &profile, &err, NULL, NULL),
+                   STC_OK);
+  char environment[2048];
+  STC_CHECK_EQ_INT(stc_rt_environment(environment, sizeof environment),
+                   STC_OK);
+  int header_ok = strcmp(profile->producer, "stc " STC_VERSION_STRING) == 0 &&
+                  strcmp(profile->environment, environment) == 0 &&
+                  profile->created[0] != 0;
+  const stc_profile_region *r = find_region(profile, "export/matmul#9f2c41d0");
+  int region_ok = r && r->count == 1 && r->bytes == 4096 &&
+                  r->total_ns >= 1000000 && r->max_ns == r->total_ns;
+  stc_profile_destroy(profile);
+  STC_CHECK(header_ok);
+  STC_CHECK(region_ok);
+}
+
+STC_TEST(export_to_unwritable_path_is_an_error_not_a_crash) {
+  timed_sleep("unwritable/region", 0, 0);
+  char blocker[4200], path[4300];
+  snprintf(blocker, sizeof blocker, "%s/not-a-dir", stc_test_tmpdir());
+  FILE *f = fopen(blocker, "w");
+  STC_CHECK(f != NULL);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/profile.yaml", blocker);
+  stc_error err;
+  stc_status status = stc_rt_profile_export(path, &err);
+  STC_CHECK(status != STC_OK);
+  STC_CHECK(err.message[0] != 0);
+  struct stat st;
+  STC_CHECK(stat(path, &st) != 0);
+}
+
+STC_TEST(export_without_configured_path_is_not_found) {
+  STC_CHECK_EQ_INT(stc_rt_set_profile_out(NULL), STC_OK);
+  char buf[64];
+  STC_CHECK_EQ_INT(stc_rt_profile_out(buf, sizeof buf), STC_ERR_NOT_FOUND);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_rt_profile_export(NULL, &err), STC_ERR_NOT_FOUND);
+  STC_CHECK_CONTAINS(err.message, "STC_PROFILE_OUT");
+  STC_CHECK_EQ_INT(stc_rt_set_profile_out("/tmp/configured.yaml"), STC_OK);
+  STC_CHECK_EQ_INT(stc_rt_profile_out(buf, sizeof buf), STC_OK);
+  STC_CHECK_STR_EQ(buf, "/tmp/configured.yaml");
+  STC_CHECK_EQ_INT(stc_rt_profile_out(buf, 4), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_rt_set_profile_out(NULL), STC_OK);
+}
+
+/* Forks a child that records one region, sets the exit-time path and exits
+ * through exit(); returns the child's wait status. Its stderr goes to
+ * stderr_path. */
+static int run_child_exiting(const char *profile_path, const char *stderr_path) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(stderr_path, "w", stderr))
+      _exit(90);
+    timed_sleep("atexit/region", 0, 3);
+    if (stc_rt_set_profile_out(profile_path) != STC_OK)
+      _exit(91);
+    exit(0);
+  }
+  int status = -1;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+static size_t read_text(const char *path, char *buf, size_t size) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  size_t n = fread(buf, 1, size - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return n;
+}
+
+STC_TEST(exit_writes_the_profile_or_one_warning_line) {
+  char profile_path[4200], log_path[4200], text[4096];
+  snprintf(profile_path, sizeof profile_path, "%s/atexit.yaml",
+           stc_test_tmpdir());
+  snprintf(log_path, sizeof log_path, "%s/atexit.log", stc_test_tmpdir());
+  int status = run_child_exiting(profile_path, log_path);
+  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  stc_profile *profile = NULL;
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_profile_read_file(profile_path, &profile, &err, NULL,
+                                         NULL),
+                   STC_OK);
+  const stc_profile_region *r = find_region(profile, "atexit/region");
+  int ok = r && r->bytes >= 3;
+  stc_profile_destroy(profile);
+  STC_CHECK(ok);
+  STC_CHECK_EQ_U64(read_text(log_path, text, sizeof text), 0);
+
+  /* Unwritable: the child still exits 0 and says so in exactly one line. */
+  snprintf(profile_path, sizeof profile_path, "%s/no/such/dir/p.yaml",
+           stc_test_tmpdir());
+  status = run_child_exiting(profile_path, log_path);
+  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  read_text(log_path, text, sizeof text);
+  char expected[4400];
+  snprintf(expected, sizeof expected,
+           "stc: warning: cannot write profile '%s': ", profile_path);
+  STC_CHECK(strncmp(text, expected, strlen(expected)) == 0);
+  char *newline = strchr(text, '\n');
+  STC_CHECK(newline != NULL && newline[1] == 0);
+}
+
+/* ---- environment ---- */
+
+STC_TEST(fingerprint_is_stable_and_carries_tags) {
+  setenv("STC_TUNE_BUILD_TAG", "b-42", 1);
+  setenv("STC_TUNE_DRIVER_TAG", "d-7", 1);
+  setenv("STC_TUNE_CONTEXT_TAG", "ctx", 1);
+  char first[900], second[900];
+  STC_CHECK_EQ_INT(stc_rt_environment(first, sizeof first), STC_OK);
+  STC_CHECK_EQ_INT(stc_rt_environment(second, sizeof second), STC_OK);
+  STC_CHECK_STR_EQ(first, second);
+  STC_CHECK(strncmp(first, "cpu:", 4) == 0);
+  STC_CHECK_CONTAINS(first, ";stc:" STC_VERSION_STRING);
+  STC_CHECK_CONTAINS(first, ";build:b-42;driver:d-7;context:ctx");
+  unsetenv("STC_TUNE_DRIVER_TAG");
+  STC_CHECK_EQ_INT(stc_rt_environment(second, sizeof second), STC_OK);
+  STC_CHECK_CONTAINS(second, ";build:b-42;context:ctx");
+  unsetenv("STC_TUNE_BUILD_TAG");
+  unsetenv("STC_TUNE_CONTEXT_TAG");
+  STC_CHECK_EQ_INT(stc_rt_environment(first, 8), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_rt_environment(NULL, 8), STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_rt_environment_reliable(),
+                   access("/proc/cpuinfo", R_OK) == 0);
+}
+
+STC_TEST(cpu_identity_keeps_sorted_codegen_features_only) {
+  const char *x86 =
+      "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+      "model name\t: Intel(R) Xeon(R) CPU: E5\n"
+      "flags\t\t: fpu sse2 avx2 hypervisor fma avx sse4_2 avx2 avx512f\n"
+      "processor\t: 1\nmodel name\t: other\n";
+  char buf[512];
+  bool reliable = false;
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_text(x86, "x86_64", buf, sizeof buf, &reliable),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf,
+                   "cpu:x86_64:Intel(R) Xeon(R) CPU_ E5:avx,avx2,avx512f,fma,"
+                   "sse2,sse4_2");
+  STC_CHECK(reliable);
+
+  const char *arm = "processor\t: 0\nFeatures\t: fp asimd evtstrm sve i8mm\n"
+                    "CPU implementer\t: 0x41\nCPU part\t: 0xd4f\n";
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_text(arm, "aarch64", buf, sizeof buf, &reliable),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf,
+                   "cpu:aarch64:implementer 0x41 part 0xd4f:asimd,fp,i8mm,sve");
+  STC_CHECK(reliable);
+
+  STC_CHECK_EQ_INT(stc_rt__cpu_identity_from_text("garbage", "x", buf,
+                                                  sizeof buf, &reliable),
+                   STC_OK);
+  STC_CHECK_STR_EQ(buf, "cpu:x:unknown:");
+  STC_CHECK(!reliable);
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_text(x86, "x86_64", buf, 10, &reliable),
+      STC_ERR_INVALID);
+  reliable = true;
+  STC_CHECK_EQ_INT(stc_rt__cpu_identity_from_file("/nonexistent/cpuinfo", buf,
+                                                  sizeof buf, &reliable),
+                   STC_OK);
+  STC_CHECK(strncmp(buf, "cpu:", 4) == 0);
+  STC_CHECK_CONTAINS(buf, ":unknown:");
+  STC_CHECK(!reliable);
+}
+
+STC_TEST(symbols_table_lists_the_region_timer) {
+  size_t count = 0;
+  const stc_rt_symbol *symbols = stc_rt_symbols(&count);
+  int found_begin = 0, found_end = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (strcmp(symbols[i].name, "stc_rt_region_begin") == 0)
+      found_begin = symbols[i].address == (void *)stc_rt_region_begin;
+    if (strcmp(symbols[i].name, "stc_rt_region_end") == 0)
+      found_end = symbols[i].address == (void *)stc_rt_region_end;
+  }
+  STC_CHECK(found_begin && found_end);
+  STC_CHECK_EQ_INT(stc_rt_abi_version(), STC_RT_ABI_VERSION);
+}
