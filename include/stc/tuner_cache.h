@@ -100,6 +100,20 @@ stc_status stc_disk_cache_prune(stc_disk_cache *cache, size_t *removed,
 stc_status stc_disk_cache_clear(stc_disk_cache *cache, size_t *removed,
                                 stc_error *err);
 
+/* The default cache directory (DESIGN.md section 5), one rule for the
+ * runtime and stc-cache: stc_cache_dir when non-empty; else
+ * <xdg_cache_home>/stc when xdg_cache_home is an absolute path; else
+ * <home>/.cache/stc when home is non-empty. Any argument may be NULL.
+ * STC_ERR_NOT_FOUND when no rule applies. Touches no file. On STC_OK the
+ * caller frees *out with free(). */
+stc_status stc_cache_directory_from(const char *stc_cache_dir,
+                                    const char *xdg_cache_home,
+                                    const char *home, char **out,
+                                    stc_error *err);
+/* The same rule applied to $STC_CACHE_DIR, $XDG_CACHE_HOME and $HOME. Reads
+ * the environment with getenv, so it must not race with setenv. */
+stc_status stc_cache_default_directory(char **out, stc_error *err);
+
 /* Test hook: replaces the wall clock used for freshness (NULL restores). */
 void stc_disk_cache_set_clock(stc_disk_cache *cache,
                               int64_t (*now_seconds)(void *user), void *user);

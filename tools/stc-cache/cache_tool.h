@@ -1,0 +1,136 @@
+/* cache_tool.h - what the stc-cache commands share: exit codes, the parsed
+ * command line, opening the cache without creating it, a listing of every
+ * record file, and the small formatters (ages, durations, keys). Internal to
+ * tools/stc-cache; util.c is also linked into the stc-cache-testgen fixture. */
+#ifndef STC_CACHE_TOOL_H
+#define STC_CACHE_TOOL_H
+
+#include "stc/status.h"
+#include "stc/tuner_cache.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes: 1 means "the cache or a record is bad, or an operation
+ * failed", 2 means "the command line is wrong". */
+enum {
+  STC_CACHE_EXIT_OK = 0,
+  STC_CACHE_EXIT_FAILURE = 1,
+  STC_CACHE_EXIT_USAGE = 2,
+};
+
+/* Defaults of DESIGN.md section 6 (policy: capacity 1024, TTL 7 days). */
+#define STC_CACHE_TOOL_DEFAULT_CAPACITY 1024u
+#define STC_CACHE_TOOL_DEFAULT_TTL (7u * 24u * 3600u)
+
+/* The parsed command line. Strings are borrowed from argv, except
+ * directory, which main owns. */
+typedef struct stc_cache_tool {
+  const char *command;
+  const char **args; /* positional arguments after the command */
+  size_t num_args;
+  char *directory; /* --dir, else the default rule */
+  size_t capacity;
+  uint64_t ttl_seconds;
+  bool long_keys;
+  bool has_now; /* --now: a fixed clock, for tests and reproducible reports */
+  int64_t now;
+} stc_cache_tool;
+
+/* The commands; each returns an exit code. */
+int stc__cache_list(const stc_cache_tool *tool);
+int stc__cache_show(const stc_cache_tool *tool);
+int stc__cache_verify(const stc_cache_tool *tool);
+int stc__cache_prune(const stc_cache_tool *tool);
+int stc__cache_clear(const stc_cache_tool *tool);
+
+/* Prints "stc-cache: error: ..." on stderr; returns STC_CACHE_EXIT_FAILURE. */
+int stc__cache_fail(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+/* Prints "stc-cache: error: ..." and the --help hint on stderr; returns
+ * STC_CACHE_EXIT_USAGE. */
+int stc__cache_usage_error(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+/* Prints a library error as "stc-cache: error: FILE: message"; returns
+ * STC_CACHE_EXIT_FAILURE. */
+int stc__cache_fail_status(stc_status status, const stc_error *err);
+
+/* The time ages and freshness are judged at: --now, else the wall clock. */
+int64_t stc__cache_now(const stc_cache_tool *tool);
+
+/* Opens the cache under directory with the tool's clock. When the cache
+ * does not exist yet and create is false, returns STC_CACHE_EXIT_OK with
+ * *out NULL, so that read-only commands and removals leave no directory
+ * behind (stc_disk_cache_open always creates what is missing). Errors are
+ * printed. */
+int stc__cache_open(const stc_cache_tool *tool, const char *directory,
+                    size_t capacity, uint64_t ttl_seconds, bool create,
+                    stc_disk_cache **out);
+
+/* One record file as listed. */
+typedef struct stc_cache_item {
+  char *path;              /* owned */
+  const char *name;        /* the file name inside path */
+  stc_status status;       /* the library's verdict (STC_OK: record is valid) */
+  const char *problem;     /* static text; NULL when valid and fresh */
+  stc_cache_record record; /* filled when status is STC_OK */
+  bool expired;            /* valid, but older than the tool's TTL */
+} stc_cache_item;
+
+typedef struct stc_cache_listing {
+  stc_cache_item *items; /* oldest first */
+  size_t count;
+  int64_t now;
+} stc_cache_listing;
+
+/* Lists every record file under directory, judging expiry by the tool's
+ * TTL and clock. A cache that does not exist is an empty listing. Errors
+ * are printed; the return value is an exit code. */
+int stc__cache_collect(const stc_cache_tool *tool, const char *directory,
+                       stc_cache_listing *out);
+void stc__cache_listing_free(stc_cache_listing *listing);
+
+/* A record's state as one phrase: "fresh", "expired" or the problem. */
+const char *stc__cache_item_state(const stc_cache_item *item);
+
+/* ---- util.c (shared with stc-cache-testgen) ---------------------------- */
+
+/* Parses "90", "90s", "15m", "2h", "7d" or "1w" into seconds (> 0). */
+bool stc__cache_parse_duration(const char *text, uint64_t *out);
+/* Parses a whole decimal integer, optionally negative. */
+bool stc__cache_parse_i64(const char *text, int64_t *out);
+bool stc__cache_parse_u64(const char *text, uint64_t *out);
+/* "5s", "3m", "2h", "4d" (rounded down); "in 5s" for a negative age. */
+void stc__cache_format_age(int64_t seconds, char *buf, size_t size);
+/* The largest unit up to days that divides exactly: "7d", "90m", "45s". */
+void stc__cache_format_duration(uint64_t seconds, char *buf, size_t size);
+
+/* Copies text into buf with every byte outside printable ASCII (and '\')
+ * written as \xNN, stopping at max_chars of output (then ending in "...");
+ * max_chars 0 means no limit. buf must hold 4 * strlen(text) + 4 bytes, or
+ * max_chars + 4 when a limit is given. */
+void stc__cache_escape(const char *text, size_t max_chars, char *buf);
+/* Size of the buffer stc__cache_escape needs. */
+size_t stc__cache_escape_size(const char *text, size_t max_chars);
+
+/* The tuner writes keys as "tag=LENGTH:BYTES;" fields (lib/tuner/tuner.c).
+ * Finds field tag's value; false when the key is not in that form or lacks
+ * the tag. */
+bool stc__cache_key_field(const char *key, const char *tag, const char **value,
+                          size_t *length);
+/* Walks the fields of a tuner key: *cursor starts at key; returns false at
+ * the end or on a malformed key. */
+bool stc__cache_key_next(const char **cursor, const char **tag,
+                         size_t *tag_length, const char **value,
+                         size_t *value_length);
+
+/* Writes into buf (caller frees) the short form of a key shown by list:
+ * "OPERATION WORKLOAD" for tuner keys, else the key itself; escaped and cut
+ * to max_chars (0: no limit). NULL on allocation failure. */
+char *stc__cache_key_summary(const char *key, size_t max_chars);
+
+/* "operator", "graph", "pipeline" or "unknown". */
+const char *stc__cache_scope_name(unsigned scope);
+
+#endif /* STC_CACHE_TOOL_H */
