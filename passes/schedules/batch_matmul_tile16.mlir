@@ -1,0 +1,12 @@
+// Schedule batch_matmul_tile16 (batch_matmul). Tiles 1x16x16x16 with scf.for; the tile stays a linalg op
+// (scalar loops after lowering).
+// Convention (README.md): @batch_matmul_tile16 receives the one target op; it may rewrite
+// only that op and its enclosing isolated-from-above op (the function).
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @batch_matmul_tile16(%op: !transform.any_op {transform.consumed})
+      attributes {stc.kind = "batch_matmul", stc.dynamic = "yes"} {
+    %tiled, %loops:4 = transform.structured.tile_using_for %op tile_sizes [1, 16, 16, 16]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

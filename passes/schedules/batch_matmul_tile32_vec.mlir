@@ -1,0 +1,30 @@
+// Schedule batch_matmul_tile32_vec (batch_matmul). Tiles 1x32x32x32 with scf.for, vectorizes each tile
+// (masked where a tile is partial) and lowers the contraction to FMAs.
+// Convention (README.md): @batch_matmul_tile32_vec receives the one target op; it may rewrite
+// only that op and its enclosing isolated-from-above op (the function).
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @batch_matmul_tile32_vec(%op: !transform.any_op {transform.consumed})
+      attributes {stc.kind = "batch_matmul", stc.dynamic = "yes"} {
+    // The function around the op: where apply_patterns may act.
+    %func = transform.get_parent_op %op {isolated_from_above}
+        : (!transform.any_op) -> !transform.any_op
+    %tiled, %loops:4 = transform.structured.tile_using_for %op tile_sizes [1, 32, 32, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %tiled vector_sizes [1, 32, 32, 32] {create_named_contraction}
+        : !transform.any_op
+    // Vector lowering the LLVM conversion cannot do on its own: fold the
+    // vectorizer's multi_reduction into vector.contract, then unroll that into
+    // outer products (FMAs); otherwise multi_reduction survives to LLVM.
+    transform.apply_patterns to %func {
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_patterns to %func {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}

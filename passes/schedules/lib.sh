@@ -1,0 +1,139 @@
+# Shared helpers for check-all.sh and bench/schedules.sh (sourced, not run).
+# In: a schedule file (passes/schedules/<name>.mlir), a payload template from
+# tests/, a size set. Out: instantiated payloads, transformed and lowered IR,
+# and program output, all under the caller's work directory.
+
+stc_sched_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+stc_llvm_bin=${STC_LLVM_BIN:-/usr/lib/llvm-22/bin}
+stc_llvm_lib=${STC_LLVM_LIB:-/usr/lib/llvm-22/lib}
+stc_ref_pipeline=$(<"$stc_sched_dir/../../test/e2e/reference-pipeline.txt")
+stc_lower_pipeline=$(<"$stc_sched_dir/lowering-pipeline.txt")
+# libomp is needed only by the parallel schedules (OpenMP runtime calls).
+stc_omp_lib=${STC_OMP_LIB:-}
+if [[ -z $stc_omp_lib ]]; then
+  for candidate in "$stc_llvm_lib/libomp.so" /usr/lib/x86_64-linux-gnu/libomp.so.5 \
+                   /usr/lib/x86_64-linux-gnu/libomp.so; do
+    if [[ -e $candidate ]]; then stc_omp_lib=$candidate; break; fi
+  done
+fi
+
+# stc_sched_field FILE KEY: the string value of attribute `stc.KEY = "..."` in FILE.
+stc_sched_field() {
+  sed -n "s/.*stc\.$2 = \"\([^\"]*\)\".*/\1/p" "$1" | head -n 1
+}
+
+# stc_sched_sizes KIND SIZES: the size set as "NAME=VALUE ..." (template
+# placeholders without the @), derived sizes included.
+#   KIND  matmul | batch_matmul | conv_2d_nhwc_hwcf | reduction
+#   SIZES div (tile sizes divide the shape) | nondiv (they do not) | bench
+stc_sched_sizes() {
+  local subst kv
+  case $1/$2 in
+    matmul/div|matmul/bench) subst="M=256 N=256 K=256" ;;
+    matmul/nondiv)           subst="M=100 N=70 K=50" ;;
+    batch_matmul/div|batch_matmul/bench) subst="B=2 M=128 N=128 K=64" ;;
+    batch_matmul/nondiv)     subst="B=3 M=100 N=70 K=50" ;;
+    conv_2d_nhwc_hwcf/div|conv_2d_nhwc_hwcf/bench) subst="H=34 W=34 C=16 KH=3 KW=3 F=32" ;;
+    conv_2d_nhwc_hwcf/nondiv) subst="H=25 W=27 C=10 KH=3 KW=3 F=14" ;;
+    reduction/div|reduction/bench) subst="M=256 N=512" ;;
+    reduction/nondiv)        subst="M=100 N=70" ;;
+    *) echo "stc_sched_sizes: unknown kind/sizes $1/$2" >&2; return 2 ;;
+  esac
+  local -A v=()
+  for kv in $subst; do v[${kv%%=*}]=${kv#*=}; done
+  case $1 in
+    batch_matmul)
+      v[BM]=$((v[B] * v[M])); v[BK]=$((v[B] * v[K])) ;;
+    conv_2d_nhwc_hwcf)
+      v[OH]=$((v[H] - v[KH] + 1)); v[OW]=$((v[W] - v[KW] + 1))
+      v[HW]=$((v[H] * v[W])); v[KHKWC]=$((v[KH] * v[KW] * v[C])); v[OHOW]=$((v[OH] * v[OW])) ;;
+  esac
+  for kv in "${!v[@]}"; do printf '%s=%s ' "$kv" "${v[$kv]}"; done
+}
+
+# stc_sched_flops KIND SIZES: floating-point operations of one kernel call
+# (a multiply-add counts 2).
+stc_sched_flops() {
+  local -A v=()
+  local kv
+  for kv in $(stc_sched_sizes "$1" "$2"); do v[${kv%%=*}]=${kv#*=}; done
+  case $1 in
+    matmul) echo $((2 * v[M] * v[N] * v[K])) ;;
+    batch_matmul) echo $((2 * v[B] * v[M] * v[N] * v[K])) ;;
+    conv_2d_nhwc_hwcf) echo $((2 * v[OH] * v[OW] * v[F] * v[KH] * v[KW] * v[C])) ;;
+    reduction) echo $((2 * v[M] * v[N])) ;;
+  esac
+}
+
+# stc_sched_payload KIND SIZES MODE MINTIME OUT: instantiate KIND's template
+# from tests/ into OUT.
+#   MODE     static | dynamic (kernel arguments typed with ? dimensions)
+#   MINTIME  seconds of timed kernel calls after the checked one (a decimal
+#            like 0.3); 0 drops the timing lines
+stc_sched_payload() {
+  local kind=$1 sizes=$2 mode=$3 mintime=$4 out=$5 tmpl ka kb kc kv subst
+  subst=$(stc_sched_sizes "$kind" "$sizes") || return 2
+  case $kind in
+    matmul) tmpl=matmul; ka="?x?"; kb="?x?"; kc="?x?" ;;
+    batch_matmul) tmpl=batch_matmul; ka="?x?x?"; kb="?x?x?"; kc="?x?x?" ;;
+    conv_2d_nhwc_hwcf) tmpl=conv; ka="?x?x?x?"; kb="?x?x?x?"; kc="?x?x?x?" ;;
+    reduction) tmpl=reduction; ka="?x?"; kb="?"; kc="?" ;;
+  esac
+  local script=()
+  for kv in $subst; do script+=(-e "s/@${kv%%=*}@/${kv#*=}/g"); done
+  if [[ $mode == dynamic ]]; then
+    script+=(-e "s/@KA@/tensor<${ka}xf32>/" -e "s/@KB@/tensor<${kb}xf32>/" -e "s/@KC@/tensor<${kc}xf32>/")
+  else
+    script+=(-e "s/@KA@/!sa/" -e "s/@KB@/!sb/" -e "s/@KC@/!sc/")
+  fi
+  if [[ $mintime == 0 ]]; then
+    script+=(-e '/\/\/ bench$/d')
+  else
+    # MLIR wants a float literal with a dot.
+    [[ $mintime == *.* ]] || mintime="$mintime.0"
+    script+=(-e "s/@MINTIME@/$mintime/")
+  fi
+  sed "${script[@]}" "$stc_sched_dir/tests/$tmpl.mlir.tmpl" > "$out"
+}
+
+# stc_sched_apply SCHEDULE_FILE PAYLOAD OUT: apply the schedule's named
+# sequence (named like the file) to the op tagged "stc_target", the way the
+# compiler does: the tagged op is the payload root bound to the sequence's
+# argument.
+stc_sched_apply() {
+  local name
+  name=$(basename "$1" .mlir)
+  "$stc_llvm_bin/mlir-opt" "$2" \
+    --transform-preload-library="transform-library-paths=$1" \
+    --transform-interpreter="entry-point=$name debug-payload-root-tag=stc_target" \
+    -o "$3"
+}
+
+# stc_sched_only_llvm FILE: fails (listing them) when ops other than llvm.*
+# remain. omp.* ops are allowed: they are the OpenMP dialect that LLVM IR
+# translation handles directly (the parallel schedules produce them).
+stc_sched_only_llvm() {
+  local left
+  left=$(grep -oE '(^[[:space:]]*|= )"?[a-z_][a-z_0-9]*\.[a-z_0-9.]+' "$1" |
+         sed 's/^[[:space:]]*//; s/^= //; s/"//' |
+         grep -vE '^(llvm|omp)\.' | sort | uniq -c || true)
+  if [[ -n $left ]]; then
+    echo "non-LLVM ops left after lowering:" >&2
+    echo "$left" >&2
+    return 1
+  fi
+}
+
+# stc_sched_lower IN OUT [PIPELINE]: lower to the LLVM dialect (default: the
+# schedule lowering pipeline) and check that nothing else is left.
+stc_sched_lower() {
+  "$stc_llvm_bin/mlir-opt" "$1" --pass-pipeline="${3:-$stc_lower_pipeline}" -o "$2" &&
+    stc_sched_only_llvm "$2"
+}
+
+# stc_sched_run LOWERED OUT: run @main with mlir-runner, stdout to OUT.
+stc_sched_run() {
+  local libs="$stc_llvm_lib/libmlir_runner_utils.so,$stc_llvm_lib/libmlir_c_runner_utils.so"
+  if [[ -n $stc_omp_lib ]]; then libs="$libs,$stc_omp_lib"; fi
+  "$stc_llvm_bin/mlir-runner" "$1" -e main -entry-point-result=void -shared-libs="$libs" > "$2"
+}

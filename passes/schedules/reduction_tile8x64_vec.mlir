@@ -1,0 +1,35 @@
+// Schedule reduction_tile8x64_vec (reduction). For a linalg.generic with iterators
+// [parallel, reduction]: tiles it 8x64 with scf.for, vectorizes each tile
+// (masked where partial) and lowers the multi_reduction.
+// Convention (README.md): @reduction_tile8x64_vec receives the one target op; it may rewrite
+// only that op and its enclosing isolated-from-above op (the function).
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @reduction_tile8x64_vec(%op: !transform.any_op {transform.consumed})
+      attributes {stc.kind = "reduction", stc.dynamic = "yes"} {
+    // The function around the op: where apply_patterns may act.
+    %func = transform.get_parent_op %op {isolated_from_above}
+        : (!transform.any_op) -> !transform.any_op
+    // Precondition: exactly 2 loops, [parallel, reduction]; any other
+    // reduction fails here with a clear message instead of half-applying.
+    %checked = transform.match.structured failures(propagate) %op
+        : (!transform.any_op) -> !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %two = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %two : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.yield %s : !transform.any_op
+    }
+    %tiled, %loops:2 = transform.structured.tile_using_for %op tile_sizes [8, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %tiled vector_sizes [8, 64] : !transform.any_op
+    // multi_reduction has no direct LLVM lowering: turn it into vector.reduction
+    // / elementwise adds along the innermost dimension.
+    transform.apply_patterns to %func {
+      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerreduction"
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
