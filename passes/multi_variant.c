@@ -1,0 +1,1346 @@
+/* stc-multi-variant: turns each tunable op planned for variants into a
+ * "site": a reference function, K variant functions (one schedule each,
+ * applied with the transform dialect) and a dispatch function that replaces
+ * the op (DESIGN.md section 4, docs/dispatch-abi.md).
+ *
+ * In:  a module on tensors whose computing ops may carry stc.plan (from
+ *      stc-hot-path-schedule) and stc.region (from stc-instrument).
+ * Out: for each tunable op (linalg contractions: matmul, batch_matmul,
+ *      matvec, vecmat, batch_matvec, contract, matmul_transpose_*;
+ *      convolutions: every linalg *conv*; reductions: linalg.generic with a
+ *      reduction iterator) with all operands and results ranked tensors and
+ *      stc.plan = "variants:<k>" (or every one with all=true), site S =
+ *      "__stc_site_<region id made symbol-safe>" gets
+ *        @S__ref         private; the op alone; stc.reference,
+ *                        llvm.emit_c_interface
+ *        @S__<schedule>  one per schedule that applied (at most k, capped by
+ *                        max-variants): a clone of @S__ref with the script
+ *                        applied to its op; stc.variant_of = @S,
+ *                        stc.schedule = "<name>", llvm.emit_c_interface
+ *        @S              private dispatch with the same signature;
+ *                        stc.site = "<region id>", stc.site_descriptor =
+ *                        {op, args [{role, element, rank}], variants [{name,
+ *                        revision, symbol, workspace_bytes, eligibility}],
+ *                        reference}; variants[0] is the reference.
+ *      and the op becomes `func.call @S(operands) {stc.site = "<region id>"}`.
+ *      The copies of the op in @S__ref and the variants lose the original's
+ *      stc.* attributes (stc.region, stc.plan, ...).
+ *
+ * FOR NOW @S's body simply calls @S__ref: results are always the
+ * reference's. The runtime dispatch of docs/dispatch-abi.md (slot load,
+ * stc_rt_site_enter, tuning) is a later step, written once the module is in
+ * the LLVM dialect.
+ *
+ * Schedules are data (schedule_library.h): the built-in scripts embedded at
+ * build time, plus variant-library=<file.yaml>. Every script is parsed and
+ * VERIFIED once per run before any use (an invalid script crashes the
+ * interpreter). A schedule applies to a site when its kind matches the op's
+ * kind and, for a site with a dynamic dimension, it is safe for dynamic
+ * shapes (stc.dynamic = "yes"). It is applied to a detached clone of the
+ * reference; if the interpreter fails or the result does not verify, the
+ * clone is destroyed and a remark says so: never a crash, never a
+ * half-transformed variant. A site where no schedule applied still gets its
+ * reference and dispatch (the descriptor then lists only the reference).
+ *
+ * Remarks: the C API can only emit errors, so remarks are emitted through a
+ * generated transform.debug.emit_remark_at script, as stc-hot-path-schedule
+ * does. Ops inside functions this pass made (reference, variants, dispatch)
+ * are never sites again: a second run changes nothing. */
+#include "region_id.h"
+#include "schedule_library.h"
+#include "stc_passes.h"
+
+#include <inttypes.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/Dialect/Arith.h>
+#include <mlir-c/Dialect/Bufferization.h>
+#include <mlir-c/Dialect/Func.h>
+#include <mlir-c/Dialect/Linalg.h>
+#include <mlir-c/Dialect/MemRef.h>
+#include <mlir-c/Dialect/SCF.h>
+#include <mlir-c/Dialect/Tensor.h>
+#include <mlir-c/Dialect/Transform.h>
+#include <mlir-c/Dialect/Transform/Interpreter.h>
+#include <mlir-c/Dialect/Vector.h>
+#include <mlir-c/IR.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PASS_NAME "stc-multi-variant"
+
+#define ATTR_PLAN "stc.plan"
+#define ATTR_REFERENCE "stc.reference"
+#define ATTR_VARIANT_OF "stc.variant_of"
+#define ATTR_SCHEDULE "stc.schedule"
+#define ATTR_SITE "stc.site"
+#define ATTR_DESCRIPTOR "stc.site_descriptor"
+#define ATTR_C_INTERFACE "llvm.emit_c_interface"
+
+typedef struct multi_variant_options {
+  bool all;
+  uint64_t max_variants; /* 0 = no cap */
+  char *library;         /* owned; NULL = none */
+  char **schedules;      /* owned; NULL = every schedule */
+  size_t num_schedules;
+} multi_variant_options;
+
+static void options_free(multi_variant_options *options) {
+  if (!options)
+    return;
+  free(options->library);
+  for (size_t i = 0; i < options->num_schedules; i++)
+    free(options->schedules[i]);
+  free(options->schedules);
+  free(options);
+}
+
+/* ---- small IR helpers ------------------------------------------------------- */
+
+static MlirStringRef str(const char *text) {
+  return mlirStringRefCreateFromCString(text);
+}
+
+static MlirNamedAttribute named(MlirContext ctx, const char *name,
+                                MlirAttribute value) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), value);
+}
+
+static bool name_is(MlirOperation op, const char *name) {
+  MlirStringRef have = mlirIdentifierStr(mlirOperationGetName(op));
+  return strlen(name) == have.length && memcmp(name, have.data, have.length) == 0;
+}
+
+static bool has_attr(MlirOperation op, const char *name) {
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str(name)));
+}
+
+static bool is_inside(MlirOperation candidate, MlirOperation ancestor) {
+  for (MlirOperation at = candidate; !mlirOperationIsNull(at);
+       at = mlirOperationGetParentOperation(at))
+    if (mlirOperationEqual(at, ancestor))
+      return true;
+  return false;
+}
+
+static bool defined_inside(MlirValue value, MlirOperation op) {
+  if (mlirValueIsABlockArgument(value))
+    return is_inside(
+        mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), op);
+  return is_inside(mlirOpResultGetOwner(value), op);
+}
+
+static void text_callback(MlirStringRef part, void *user) {
+  stc_text_append(user, part.data, part.length);
+}
+
+/* ---- diagnostics ---------------------------------------------------------- */
+
+/* Swallows the diagnostics of a step that may fail on purpose (parsing a
+ * user script, applying a schedule) and keeps the first error, so that the
+ * pass can re-report it at a better place or turn it into a remark. */
+typedef struct diag_capture {
+  stc_text message;
+  unsigned line, column; /* 0 = no file location */
+  bool has_error;
+} diag_capture;
+
+static MlirLogicalResult capture_handler(MlirDiagnostic diag, void *user) {
+  diag_capture *capture = user;
+  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticError &&
+      !capture->has_error) {
+    capture->has_error = true;
+    mlirDiagnosticPrint(diag, text_callback, &capture->message);
+    MlirLocation loc = mlirDiagnosticGetLocation(diag);
+    if (mlirLocationIsAFileLineColRange(loc)) {
+      capture->line = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
+      capture->column = (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc);
+    }
+  }
+  return mlirLogicalResultSuccess();
+}
+
+static MlirDiagnosticHandlerID capture_begin(MlirContext ctx,
+                                             diag_capture *capture) {
+  memset(capture, 0, sizeof *capture);
+  return mlirContextAttachDiagnosticHandler(ctx, capture_handler, capture, NULL);
+}
+
+static void capture_end(MlirContext ctx, MlirDiagnosticHandlerID id) {
+  mlirContextDetachDiagnosticHandler(ctx, id);
+}
+
+/* The first line of the captured error: interpreter errors go on with a
+ * dump of the payload op, which is noise in a one-line message. */
+static const char *capture_text(diag_capture *capture) {
+  if (!capture->message.data)
+    return "unknown error";
+  char *newline = strchr(capture->message.data, '\n');
+  if (newline) {
+    *newline = 0;
+    while (newline > capture->message.data &&
+           (newline[-1] == ' ' || newline[-1] == '>' || newline[-1] == '-'))
+      *--newline = 0;
+  }
+  return capture->message.data;
+}
+
+static void emit_error(MlirLocation loc, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void emit_error(MlirLocation loc, const char *format, ...) {
+  char message[2048];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  mlirEmitError(loc, message);
+}
+
+/* Applies the named sequence @entry of `script` to `payload`, the op bound
+ * to its first argument. The script must have been verified. */
+static bool apply_sequence(MlirOperation payload, MlirOperation entry,
+                           MlirOperation script) {
+  MlirTransformOptions options = mlirTransformOptionsCreate();
+  MlirLogicalResult result =
+      mlirTransformApplyNamedSequence(payload, entry, script, options);
+  mlirTransformOptionsDestroy(options);
+  return mlirLogicalResultIsSuccess(result);
+}
+
+/* Finds transform.named_sequence @name at the top of a script module. */
+static MlirOperation find_sequence(MlirOperation script, const char *name) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(script, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    if (!name_is(op, "transform.named_sequence"))
+      continue;
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, str("sym_name"));
+    if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
+      continue;
+    MlirStringRef have = mlirStringAttrGetValue(sym);
+    if (have.length == strlen(name) && memcmp(have.data, name, have.length) == 0)
+      return op;
+  }
+  return (MlirOperation){NULL};
+}
+
+/* Emits `message` as a remark at `at`: the C API has no mlirEmitRemark, the
+ * transform dialect's debug op has. Best effort: a remark that cannot be
+ * built is dropped (it never changes the IR). */
+static void emit_remark(MlirContext ctx, MlirOperation at, const char *message) {
+  stc_text text = {0};
+  stc_text_appendf(&text,
+                   "module attributes {transform.with_named_sequence} {\n"
+                   "  transform.named_sequence @__stc_remark(%%op: "
+                   "!transform.any_op {transform.readonly}) {\n"
+                   "    transform.debug.emit_remark_at %%op, \"");
+  stc_text_append_escaped(&text, message);
+  stc_text_appendf(&text, "\" : !transform.any_op\n"
+                          "    transform.yield\n  }\n}\n");
+  if (text.out_of_memory) {
+    stc_text_free(&text);
+    return;
+  }
+  MlirOperation script =
+      mlirOperationCreateParse(ctx, str(text.data), str(PASS_NAME "-remark"));
+  stc_text_free(&text);
+  if (mlirOperationIsNull(script))
+    return;
+  MlirOperation entry = find_sequence(script, "__stc_remark");
+  if (!mlirOperationIsNull(entry) && mlirOperationVerify(script))
+    apply_sequence(at, entry, script);
+  mlirOperationDestroy(script);
+}
+
+/* ---- schedules ------------------------------------------------------------ */
+
+/* A schedule ready to apply: its script parsed and verified once per run. */
+typedef struct prepared_schedule {
+  const stc_schedule *schedule;
+  MlirOperation module; /* owned; null when not selected */
+  MlirOperation entry;  /* the named sequence inside module */
+} prepared_schedule;
+
+/* Reports a script problem at the best place: inside the YAML file at the
+ * script's line, or at the module for a built-in (a build error). */
+static void script_error(MlirContext ctx, MlirOperation module,
+                         const stc_schedule *s, unsigned script_line,
+                         unsigned script_column, const char *what,
+                         const char *detail) {
+  if (s->builtin) {
+    emit_error(mlirOperationGetLocation(module),
+               PASS_NAME ": built-in schedule '%s': %s%s", s->name, what, detail);
+    return;
+  }
+  unsigned line, column;
+  stc_schedule_locate(s, script_line, script_column, &line, &column);
+  emit_error(mlirLocationFileLineColGet(ctx, str(s->file), line, column),
+             PASS_NAME ": schedule '%s': %s%s", s->name, what, detail);
+}
+
+/* Reads stc.kind / stc.dynamic of a built-in from its named sequence. */
+static bool read_builtin_fields(MlirContext ctx, MlirOperation module,
+                                stc_schedule *s, MlirOperation entry) {
+  MlirAttribute kind = mlirOperationGetAttributeByName(entry, str("stc.kind"));
+  MlirAttribute dynamic = mlirOperationGetAttributeByName(entry, str("stc.dynamic"));
+  if (mlirAttributeIsNull(kind) || !mlirAttributeIsAString(kind) ||
+      mlirAttributeIsNull(dynamic) || !mlirAttributeIsAString(dynamic)) {
+    script_error(ctx, module, s, 0, 0,
+                 "the named sequence lacks the string attributes stc.kind "
+                 "and stc.dynamic", "");
+    return false;
+  }
+  MlirStringRef k = mlirStringAttrGetValue(kind);
+  MlirStringRef d = mlirStringAttrGetValue(dynamic);
+  char dynamic_text[32];
+  snprintf(dynamic_text, sizeof dynamic_text, "%.*s", (int)d.length, d.data);
+  s->kind = strndup(k.data, k.length);
+  if (!s->kind || !stc_schedule_shapes_parse(dynamic_text, &s->shapes)) {
+    script_error(ctx, module, s, 0, 0, "bad stc.dynamic value ", dynamic_text);
+    return false;
+  }
+  return true;
+}
+
+/* The interpreter binds the site's op to the sequence's one argument; a
+ * declaration, or a sequence taking anything else, can never apply. */
+static bool entry_takes_one_op(MlirOperation entry) {
+  if (mlirOperationGetNumRegions(entry) != 1)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(entry, 0));
+  if (mlirBlockIsNull(body) || mlirBlockGetNumArguments(body) != 1)
+    return false;
+  MlirType type = mlirValueGetType(mlirBlockGetArgument(body, 0));
+  return mlirTypeIsATransformAnyOpType(type) ||
+         mlirTypeIsATransformOperationType(type);
+}
+
+static unsigned op_line(MlirOperation op) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  return mlirLocationIsAFileLineColRange(loc)
+             ? (unsigned)mlirLocationFileLineColRangeGetStartLine(loc)
+             : 0;
+}
+
+static unsigned op_column(MlirOperation op) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  return mlirLocationIsAFileLineColRange(loc)
+             ? (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc)
+             : 0;
+}
+
+/* Parses, verifies and finds the entry of one schedule; false with an error
+ * emitted (located in the YAML file for user schedules). */
+static bool prepare_schedule(MlirContext ctx, MlirOperation module,
+                             stc_schedule *s, prepared_schedule *out) {
+  diag_capture capture;
+  MlirDiagnosticHandlerID handler = capture_begin(ctx, &capture);
+  MlirOperation script = mlirOperationCreateParse(
+      ctx, str(s->script), str(s->builtin ? s->name : s->file));
+  bool verified = !mlirOperationIsNull(script) && mlirOperationVerify(script);
+  capture_end(ctx, handler);
+  bool ok = false;
+  if (mlirOperationIsNull(script)) {
+    script_error(ctx, module, s, capture.line, capture.column,
+                 "script is invalid: ", capture_text(&capture));
+  } else if (!name_is(script, "builtin.module")) {
+    script_error(ctx, module, s, 1, 1, "script must be a builtin.module", "");
+  } else if (!verified) {
+    script_error(ctx, module, s, capture.line, capture.column,
+                 "script does not verify: ", capture_text(&capture));
+  } else {
+    out->entry = find_sequence(script, s->name);
+    if (mlirOperationIsNull(out->entry))
+      script_error(ctx, module, s, 1, 1,
+                   "script has no transform.named_sequence @", s->name);
+    else if (!entry_takes_one_op(out->entry))
+      script_error(ctx, module, s, op_line(out->entry), op_column(out->entry),
+                   "the named sequence must have a body and take exactly one "
+                   "op handle (!transform.any_op or !transform.op<...>): the "
+                   "site's op", "");
+    else
+      ok = !s->builtin || read_builtin_fields(ctx, module, s, out->entry);
+  }
+  stc_text_free(&capture.message);
+  if (!ok) {
+    if (!mlirOperationIsNull(script))
+      mlirOperationDestroy(script);
+    return false;
+  }
+  out->schedule = s;
+  out->module = script;
+  return true;
+}
+
+static bool schedule_selected(const multi_variant_options *options,
+                              const char *name) {
+  if (!options->schedules)
+    return true;
+  for (size_t i = 0; i < options->num_schedules; i++)
+    if (strcmp(options->schedules[i], name) == 0)
+      return true;
+  return false;
+}
+
+/* Loads the built-ins and the user library, then prepares every selected
+ * schedule. False with an error emitted. */
+static bool load_schedules(MlirContext ctx, MlirOperation module,
+                           const multi_variant_options *options,
+                           stc_schedule_list *list, prepared_schedule **out) {
+  stc_error err;
+  stc_error_clear(&err);
+  stc_status status = stc_schedule_list_add_builtins(list, &err);
+  if (status == STC_OK && options->library)
+    status = stc_schedule_list_load_yaml(list, options->library, &err);
+  if (status != STC_OK) {
+    MlirLocation loc =
+        err.file[0] && err.line
+            ? mlirLocationFileLineColGet(ctx, str(err.file), err.line, err.column)
+            : mlirOperationGetLocation(module);
+    emit_error(loc, PASS_NAME ": %s%s%s", err.line ? "" : err.file,
+               err.line || !err.file[0] ? "" : ": ", err.message);
+    return false;
+  }
+  for (size_t i = 0; i < options->num_schedules; i++) {
+    bool known = false;
+    for (size_t k = 0; k < list->count && !known; k++)
+      known = strcmp(list->items[k].name, options->schedules[i]) == 0;
+    if (!known) {
+      emit_error(mlirOperationGetLocation(module),
+                 PASS_NAME ": option 'schedules': unknown schedule '%s'",
+                 options->schedules[i]);
+      return false;
+    }
+  }
+  *out = calloc(list->count + 1, sizeof **out);
+  if (!*out) {
+    emit_error(mlirOperationGetLocation(module), PASS_NAME ": out of memory");
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < list->count; i++) {
+    /* A user library's scripts are all checked, selected or not: a broken
+     * file is an error whatever the selection. */
+    if (!schedule_selected(options, list->items[i].name) &&
+        list->items[i].builtin)
+      continue;
+    if (!prepare_schedule(ctx, module, &list->items[i], &(*out)[i]))
+      ok = false;
+  }
+  return ok;
+}
+
+static void prepared_free(prepared_schedule *prepared, size_t count) {
+  if (!prepared)
+    return;
+  for (size_t i = 0; i < count; i++)
+    if (!mlirOperationIsNull(prepared[i].module))
+      mlirOperationDestroy(prepared[i].module);
+  free(prepared);
+}
+
+/* ---- which ops are sites ---------------------------------------------------- */
+
+static const char *const contraction_ops[] = {
+    "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat",
+    "linalg.batch_matvec", "linalg.batch_vecmat", "linalg.contract",
+    "linalg.batch_reduce_matmul", "linalg.matmul_transpose_a",
+    "linalg.matmul_transpose_b", "linalg.batch_matmul_transpose_a",
+    "linalg.batch_matmul_transpose_b",
+};
+
+static bool has_reduction_iterator(MlirOperation op) {
+  MlirAttribute iterators = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  if (mlirAttributeIsNull(iterators))
+    return false;
+  stc_text text = {0};
+  mlirAttributePrint(iterators, text_callback, &text);
+  bool found = text.data && strstr(text.data, "reduction");
+  stc_text_free(&text);
+  return found;
+}
+
+/* The op's schedule kind ("matmul", "conv_2d_nhwc_hwcf", "reduction", ...)
+ * written into kind, or false when the op is not tunable. */
+static bool tunable_kind(MlirOperation op, char *kind, size_t size) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  char full[128];
+  if (name.length >= sizeof full)
+    return false;
+  memcpy(full, name.data, name.length);
+  full[name.length] = 0;
+  if (strncmp(full, "linalg.", 7) != 0)
+    return false;
+  bool tunable = false;
+  if (strcmp(full, "linalg.generic") == 0) {
+    if (!has_reduction_iterator(op))
+      return false;
+    snprintf(kind, size, "reduction");
+    return true;
+  }
+  for (size_t i = 0; i < sizeof contraction_ops / sizeof contraction_ops[0]; i++)
+    tunable = tunable || strcmp(full, contraction_ops[i]) == 0;
+  tunable = tunable || strstr(full + 7, "conv") != NULL;
+  if (tunable)
+    snprintf(kind, size, "%s", full + 7);
+  return tunable;
+}
+
+/* True when every operand and result is a ranked tensor; *dynamic when one
+ * has a dynamic dimension. */
+static bool on_ranked_tensors(MlirOperation op, bool *dynamic) {
+  *dynamic = false;
+  intptr_t num_operands = mlirOperationGetNumOperands(op);
+  intptr_t num_results = mlirOperationGetNumResults(op);
+  if (num_results == 0)
+    return false;
+  for (intptr_t i = 0; i < num_operands + num_results; i++) {
+    MlirType type = i < num_operands
+                        ? mlirValueGetType(mlirOperationGetOperand(op, i))
+                        : mlirValueGetType(mlirOperationGetResult(op, i - num_operands));
+    if (!mlirTypeIsARankedTensor(type))
+      return false;
+    if (!mlirShapedTypeHasStaticShape(type))
+      *dynamic = true;
+  }
+  return true;
+}
+
+/* Variants the plan asks for (all=true: as many as apply, whatever the
+ * plan): 0 = none, SIZE_MAX = as many as apply; capped by max-variants. */
+static size_t planned_variants(const multi_variant_options *options,
+                               MlirOperation op) {
+  size_t wanted = options->all ? SIZE_MAX : 0;
+  MlirAttribute plan = mlirOperationGetAttributeByName(op, str(ATTR_PLAN));
+  if (!options->all && !mlirAttributeIsNull(plan) && mlirAttributeIsAString(plan)) {
+    MlirStringRef text = mlirStringAttrGetValue(plan);
+    char buffer[64];
+    if (text.length < sizeof buffer) {
+      memcpy(buffer, text.data, text.length);
+      buffer[text.length] = 0;
+      char *end = NULL;
+      if (strncmp(buffer, "variants:", 9) == 0) {
+        unsigned long long k = strtoull(buffer + 9, &end, 10);
+        if (end && !*end && end != buffer + 9)
+          wanted = k > SIZE_MAX ? SIZE_MAX : (size_t)k;
+      }
+    }
+  }
+  if (options->max_variants && wanted > options->max_variants)
+    wanted = (size_t)options->max_variants;
+  return wanted;
+}
+
+/* Functions this pass made are never searched for sites again. */
+static bool made_by_this_pass(MlirOperation func) {
+  return has_attr(func, ATTR_REFERENCE) || has_attr(func, ATTR_VARIANT_OF) ||
+         has_attr(func, ATTR_SITE);
+}
+
+/* ---- building a site ------------------------------------------------------- */
+
+typedef struct run_state {
+  MlirContext ctx;
+  MlirOperation module;
+  const multi_variant_options *options;
+  const stc_schedule_list *schedules;
+  prepared_schedule *prepared;
+  MlirSymbolTable table; /* of the module */
+} run_state;
+
+typedef struct site {
+  MlirOperation op;
+  MlirOperation func; /* the function holding op */
+  const char *id;
+  char kind[128];
+  bool dynamic;
+  size_t wanted;
+  char name[600]; /* the dispatch symbol */
+} site;
+
+/* "main/linalg.matmul#9f2c41d0.1" -> "__stc_site_main_linalg_matmul_9f2c41d0_1",
+ * plus "_<n>" when the name (or its __ref) is taken. */
+static void site_name(run_state *state, site *s) {
+  char base[560];
+  size_t at = (size_t)snprintf(base, sizeof base, "__stc_site_");
+  for (const char *p = s->id; *p && at + 1 < sizeof base; p++) {
+    char c = *p;
+    bool safe = c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                (c >= 'A' && c <= 'Z');
+    base[at++] = safe ? c : '_';
+  }
+  base[at] = 0;
+  for (unsigned n = 0;; n++) {
+    if (n == 0)
+      snprintf(s->name, sizeof s->name, "%s", base);
+    else
+      snprintf(s->name, sizeof s->name, "%s_%u", base, n);
+    char ref[640];
+    snprintf(ref, sizeof ref, "%s__ref", s->name);
+    if (mlirOperationIsNull(mlirSymbolTableLookup(state->table, str(s->name))) &&
+        mlirOperationIsNull(mlirSymbolTableLookup(state->table, str(ref))))
+      return;
+  }
+}
+
+typedef struct value_list {
+  MlirValue *items;
+  size_t count, capacity;
+  bool out_of_memory;
+} value_list;
+
+static void values_add_unique(value_list *list, MlirValue value) {
+  for (size_t i = 0; i < list->count; i++)
+    if (mlirValueEqual(list->items[i], value))
+      return;
+  if (list->count == list->capacity) {
+    size_t grown = list->capacity ? list->capacity * 2 : 8;
+    MlirValue *bigger = realloc(list->items, grown * sizeof *bigger);
+    if (!bigger) {
+      list->out_of_memory = true;
+      return;
+    }
+    list->items = bigger;
+    list->capacity = grown;
+  }
+  list->items[list->count++] = value;
+}
+
+typedef struct capture_walk {
+  MlirOperation root;
+  value_list *captured;
+} capture_walk;
+
+static MlirWalkResult capture_from_payload(MlirOperation nested, void *user) {
+  capture_walk *walk = user;
+  if (mlirOperationEqual(nested, walk->root))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(nested); i < n; i++) {
+    MlirValue value = mlirOperationGetOperand(nested, i);
+    if (!defined_inside(value, walk->root))
+      values_add_unique(walk->captured, value);
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Points every use of `value` inside `op` at `replacement`. */
+static void rewire_inside(MlirValue value, MlirOperation op,
+                          MlirValue replacement) {
+  MlirOpOperand use = mlirValueGetFirstUse(value);
+  while (!mlirOpOperandIsNull(use)) {
+    MlirOpOperand next = mlirOpOperandGetNextUse(use);
+    MlirOperation owner = mlirOpOperandGetOwner(use);
+    if (is_inside(owner, op))
+      mlirOperationSetOperand(owner, mlirOpOperandGetOperandNumber(use),
+                              replacement);
+    use = next;
+  }
+}
+
+/* A value the payload uses from outside can be copied into the reference
+ * only when a constant-like op (no operands, no regions) defines it. */
+static bool copyable_capture(MlirValue value) {
+  if (mlirValueIsABlockArgument(value))
+    return false;
+  MlirOperation owner = mlirOpResultGetOwner(value);
+  return mlirOperationGetNumOperands(owner) == 0 &&
+         mlirOperationGetNumRegions(owner) == 0 &&
+         mlirOperationGetNumResults(owner) == 1;
+}
+
+static MlirType site_function_type(run_state *state, MlirOperation op) {
+  intptr_t num_inputs = mlirOperationGetNumOperands(op);
+  intptr_t num_results = mlirOperationGetNumResults(op);
+  MlirType *types = malloc(sizeof(MlirType) * (size_t)(num_inputs + num_results + 1));
+  if (!types)
+    return (MlirType){NULL};
+  for (intptr_t i = 0; i < num_inputs; i++)
+    types[i] = mlirValueGetType(mlirOperationGetOperand(op, i));
+  for (intptr_t i = 0; i < num_results; i++)
+    types[num_inputs + i] = mlirValueGetType(mlirOperationGetResult(op, i));
+  MlirType type = mlirFunctionTypeGet(state->ctx, num_inputs, types, num_results,
+                                      types + num_inputs);
+  free(types);
+  return type;
+}
+
+/* A private func.func @name of `type` with an empty entry block whose
+ * arguments match the inputs; *body_out is that block. */
+static MlirOperation new_function(run_state *state, MlirLocation loc,
+                                  const char *name, MlirType type,
+                                  MlirBlock *body_out) {
+  intptr_t num_inputs = mlirFunctionTypeGetNumInputs(type);
+  MlirType *inputs = malloc(sizeof(MlirType) * (size_t)(num_inputs + 1));
+  MlirLocation *locs = malloc(sizeof(MlirLocation) * (size_t)(num_inputs + 1));
+  if (!inputs || !locs) {
+    free(inputs);
+    free(locs);
+    return (MlirOperation){NULL};
+  }
+  for (intptr_t i = 0; i < num_inputs; i++) {
+    inputs[i] = mlirFunctionTypeGetInput(type, i);
+    locs[i] = loc;
+  }
+  MlirBlock body = mlirBlockCreate(num_inputs, inputs, locs);
+  free(inputs);
+  free(locs);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirContext ctx = state->ctx;
+  MlirNamedAttribute attributes[] = {
+      named(ctx, "sym_name", mlirStringAttrGet(ctx, str(name))),
+      named(ctx, "function_type", mlirTypeAttrGet(type)),
+      named(ctx, "sym_visibility", mlirStringAttrGet(ctx, str("private"))),
+  };
+  MlirOperationState func_state = mlirOperationStateGet(str("func.func"), loc);
+  mlirOperationStateAddAttributes(&func_state,
+                                  sizeof attributes / sizeof attributes[0],
+                                  attributes);
+  mlirOperationStateAddOwnedRegions(&func_state, 1, &region);
+  *body_out = body;
+  return mlirOperationCreate(&func_state);
+}
+
+static bool append_return(MlirBlock body, MlirLocation loc, MlirOperation from) {
+  intptr_t n = mlirOperationGetNumResults(from);
+  MlirValue *results = malloc(sizeof(MlirValue) * (size_t)(n + 1));
+  if (!results)
+    return false;
+  for (intptr_t i = 0; i < n; i++)
+    results[i] = mlirOperationGetResult(from, i);
+  MlirOperationState state = mlirOperationStateGet(str("func.return"), loc);
+  mlirOperationStateAddOperands(&state, n, results);
+  MlirOperation ret = mlirOperationCreate(&state);
+  free(results);
+  if (mlirOperationIsNull(ret))
+    return false;
+  mlirBlockAppendOwnedOperation(body, ret);
+  return true;
+}
+
+/* The reference's copy of the op loses the stc.* attributes of the
+ * original (stc.region, stc.plan, ...): the site keeps the id (stc.site),
+ * and a copy in the reference and in every variant would give several ops
+ * the same stc.region, which region_id.c rightly rejects. */
+static void drop_stc_attributes(MlirOperation op) {
+  for (intptr_t i = mlirOperationGetNumDiscardableAttributes(op) - 1; i >= 0; i--) {
+    MlirNamedAttribute attribute = mlirOperationGetDiscardableAttribute(op, i);
+    MlirStringRef name = mlirIdentifierStr(attribute.name);
+    if (name.length >= strlen(STC_ATTR_PREFIX) &&
+        memcmp(name.data, STC_ATTR_PREFIX, strlen(STC_ATTR_PREFIX)) == 0)
+      mlirOperationRemoveDiscardableAttributeByName(op, name);
+  }
+}
+
+/* @S__ref: the op (a clone, operands rewired to the arguments, constants
+ * its payload uses copied in) and a return. */
+static MlirOperation build_reference(run_state *state, const site *s,
+                                     MlirType type, const value_list *captured) {
+  MlirLocation loc = mlirOperationGetLocation(s->op);
+  char name[640];
+  snprintf(name, sizeof name, "%s__ref", s->name);
+  MlirBlock body;
+  MlirOperation func = new_function(state, loc, name, type, &body);
+  if (mlirOperationIsNull(func))
+    return func;
+  MlirOperation clone = mlirOperationClone(s->op);
+  drop_stc_attributes(clone);
+  for (size_t i = 0; i < captured->count; i++) {
+    MlirOperation constant = mlirOperationClone(mlirOpResultGetOwner(captured->items[i]));
+    mlirBlockAppendOwnedOperation(body, constant);
+    rewire_inside(captured->items[i], clone, mlirOperationGetResult(constant, 0));
+  }
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(clone); i < n; i++)
+    mlirOperationSetOperand(clone, i, mlirBlockGetArgument(body, i));
+  mlirBlockAppendOwnedOperation(body, clone);
+  if (!append_return(body, loc, clone)) {
+    mlirOperationDestroy(func);
+    return (MlirOperation){NULL};
+  }
+  mlirOperationSetAttributeByName(func, str(ATTR_REFERENCE), mlirUnitAttrGet(state->ctx));
+  mlirOperationSetAttributeByName(func, str(ATTR_C_INTERFACE), mlirUnitAttrGet(state->ctx));
+  return func;
+}
+
+/* The op a schedule targets inside a reference or its clone: the last op
+ * before the return (constants copied in come first). */
+static MlirOperation target_in(MlirOperation func) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  MlirOperation target = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op) && !mlirOperationEqual(op, ret);
+       op = mlirOperationGetNextInBlock(op))
+    target = op;
+  return target;
+}
+
+typedef struct workspace_walk {
+  uint64_t bytes;
+  bool unknown;
+} workspace_walk;
+
+static MlirWalkResult workspace_visit(MlirOperation op, void *user) {
+  workspace_walk *walk = user;
+  if (name_is(op, "tensor.empty") || name_is(op, "bufferization.alloc_tensor") ||
+      name_is(op, "memref.alloc") || name_is(op, "memref.alloca")) {
+    bool dynamic = false;
+    uint64_t bytes = stc_type_bytes(mlirValueGetType(mlirOperationGetResult(op, 0)), &dynamic);
+    walk->unknown = walk->unknown || dynamic;
+    walk->bytes = bytes > UINT64_MAX - walk->bytes ? UINT64_MAX : walk->bytes + bytes;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Temporary bytes a variant allocates (packed copies, padded tiles), by the
+ * static sizes of the buffers it creates; -1 when a size is dynamic. The
+ * runtime uses it as a hint, never for correctness. */
+static int64_t workspace_bytes(MlirOperation func) {
+  workspace_walk walk = {0, false};
+  mlirOperationWalk(func, workspace_visit, &walk, MlirWalkPreOrder);
+  if (walk.unknown || walk.bytes > INT64_MAX)
+    return -1;
+  return (int64_t)walk.bytes;
+}
+
+static const char *eligibility(stc_schedule_shapes shapes) {
+  switch (shapes) {
+  case STC_SCHEDULE_SHAPES_STATIC:
+    return "static-shape";
+  case STC_SCHEDULE_SHAPES_DIVISIBLE:
+    return "divisible";
+  default:
+    return "always";
+  }
+}
+
+/* One variant built for a site, for the descriptor. */
+typedef struct built_variant {
+  const stc_schedule *schedule;
+  char symbol[700];
+  int64_t workspace;
+} built_variant;
+
+/* Clones the reference, applies schedule `p` to the clone's op, and keeps
+ * the clone (inserted after *place_after) only if it applied and verifies. */
+static bool try_variant(run_state *state, const site *s, MlirOperation ref,
+                        const prepared_schedule *p, MlirOperation *place_after,
+                        built_variant *out) {
+  MlirContext ctx = state->ctx;
+  const stc_schedule *schedule = p->schedule;
+  snprintf(out->symbol, sizeof out->symbol, "%s__%s", s->name, schedule->name);
+  if (!mlirOperationIsNull(mlirSymbolTableLookup(state->table, str(out->symbol)))) {
+    char message[900];
+    snprintf(message, sizeof message,
+             PASS_NAME ": schedule '%s' dropped for site '%s': symbol @%s exists",
+             schedule->name, s->id, out->symbol);
+    emit_remark(ctx, s->op, message);
+    return false;
+  }
+  MlirOperation variant = mlirOperationClone(ref);
+  mlirOperationSetAttributeByName(variant, str("sym_name"),
+                                  mlirStringAttrGet(ctx, str(out->symbol)));
+  mlirOperationRemoveAttributeByName(variant, str(ATTR_REFERENCE));
+  mlirOperationSetAttributeByName(variant, str(ATTR_VARIANT_OF),
+                                  mlirFlatSymbolRefAttrGet(ctx, str(s->name)));
+  mlirOperationSetAttributeByName(variant, str(ATTR_SCHEDULE),
+                                  mlirStringAttrGet(ctx, str(schedule->name)));
+  MlirOperation target = target_in(variant);
+  diag_capture capture;
+  MlirDiagnosticHandlerID handler = capture_begin(ctx, &capture);
+  bool ok = !mlirOperationIsNull(target) &&
+            apply_sequence(target, p->entry, p->module) &&
+            mlirOperationVerify(variant);
+  capture_end(ctx, handler);
+  if (!ok) {
+    mlirOperationDestroy(variant);
+    stc_text message = {0};
+    stc_text_appendf(&message,
+                     PASS_NAME ": schedule '%s' does not apply to site '%s' "
+                               "(dropped): %s",
+                     schedule->name, s->id, capture_text(&capture));
+    if (!message.out_of_memory)
+      emit_remark(ctx, s->op, message.data);
+    stc_text_free(&message);
+    stc_text_free(&capture.message);
+    return false;
+  }
+  stc_text_free(&capture.message);
+  mlirSymbolTableInsert(state->table, variant);
+  mlirOperationMoveAfter(variant, *place_after);
+  *place_after = variant;
+  out->schedule = schedule;
+  out->workspace = workspace_bytes(variant);
+  return true;
+}
+
+/* The role of operand i: ins are read, outs are written and also read when
+ * the payload uses their block argument (an accumulator). */
+static const char *operand_role(MlirOperation op, intptr_t i) {
+  intptr_t num_inputs = mlirOperationGetNumOperands(op);
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+  if (!mlirAttributeIsNull(segments) && mlirAttributeIsADenseI32Array(segments) &&
+      mlirDenseArrayGetNumElements(segments) >= 1)
+    num_inputs = mlirDenseI32ArrayGetElement(segments, 0);
+  if (i < num_inputs)
+    return "input";
+  if (mlirOperationGetNumRegions(op) == 0)
+    return "output";
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockIsNull(block) || i >= mlirBlockGetNumArguments(block))
+    return "output";
+  MlirValue arg = mlirBlockGetArgument(block, i);
+  return mlirOpOperandIsNull(mlirValueGetFirstUse(arg)) ? "output" : "both";
+}
+
+static void append_symbol(stc_text *text, const char *symbol) {
+  stc_text_append(text, "@\"", 2);
+  stc_text_append_escaped(text, symbol);
+  stc_text_append(text, "\"", 1);
+}
+
+/* The site descriptor as a dictionary attribute (see the file comment). */
+static MlirAttribute descriptor(run_state *state, const site *s,
+                                const char *ref_symbol,
+                                const built_variant *variants, size_t count) {
+  stc_text text = {0};
+  stc_text_appendf(&text, "{op = \"");
+  MlirStringRef op_name = mlirIdentifierStr(mlirOperationGetName(s->op));
+  stc_text_append(&text, op_name.data, op_name.length);
+  stc_text_appendf(&text, "\", args = [");
+  for (intptr_t i = 0, n = mlirOperationGetNumOperands(s->op); i < n; i++) {
+    MlirType type = mlirValueGetType(mlirOperationGetOperand(s->op, i));
+    stc_text_appendf(&text, "%s{role = \"%s\", element = \"", i ? ", " : "",
+                     operand_role(s->op, i));
+    stc_text element = {0};
+    mlirTypePrint(mlirShapedTypeGetElementType(type), text_callback, &element);
+    stc_text_append_escaped(&text, element.data ? element.data : "");
+    stc_text_free(&element);
+    stc_text_appendf(&text, "\", rank = %" PRId64 " : i64}",
+                     mlirShapedTypeGetRank(type));
+  }
+  stc_text_appendf(&text, "], variants = [{name = \"reference\", revision = "
+                          "\"1\", symbol = ");
+  append_symbol(&text, ref_symbol);
+  stc_text_appendf(&text, ", workspace_bytes = 0 : i64, eligibility = \"always\"}");
+  for (size_t i = 0; i < count; i++) {
+    stc_text_appendf(&text, ", {name = \"");
+    stc_text_append_escaped(&text, variants[i].schedule->name);
+    stc_text_appendf(&text, "\", revision = \"1\", symbol = ");
+    append_symbol(&text, variants[i].symbol);
+    stc_text_appendf(&text,
+                     ", workspace_bytes = %" PRId64 " : i64, eligibility = \"%s\"}",
+                     variants[i].workspace, eligibility(variants[i].schedule->shapes));
+  }
+  stc_text_appendf(&text, "], reference = 0 : i64}");
+  MlirAttribute attr = {NULL};
+  if (!text.out_of_memory)
+    attr = mlirAttributeParseGet(state->ctx, str(text.data));
+  stc_text_free(&text);
+  return attr;
+}
+
+/* @S: calls the reference for now (file comment), carries the site's id
+ * and descriptor. */
+static MlirOperation build_dispatch(run_state *state, const site *s,
+                                    MlirType type, const char *ref_symbol,
+                                    MlirAttribute desc) {
+  MlirLocation loc = mlirOperationGetLocation(s->op);
+  MlirBlock body;
+  MlirOperation func = new_function(state, loc, s->name, type, &body);
+  if (mlirOperationIsNull(func))
+    return func;
+  intptr_t num_inputs = mlirFunctionTypeGetNumInputs(type);
+  intptr_t num_results = mlirFunctionTypeGetNumResults(type);
+  MlirValue *args = malloc(sizeof(MlirValue) * (size_t)(num_inputs + 1));
+  MlirType *results = malloc(sizeof(MlirType) * (size_t)(num_results + 1));
+  if (!args || !results) {
+    free(args);
+    free(results);
+    mlirOperationDestroy(func);
+    return (MlirOperation){NULL};
+  }
+  for (intptr_t i = 0; i < num_inputs; i++)
+    args[i] = mlirBlockGetArgument(body, i);
+  for (intptr_t i = 0; i < num_results; i++)
+    results[i] = mlirFunctionTypeGetResult(type, i);
+  MlirNamedAttribute callee =
+      named(state->ctx, "callee", mlirFlatSymbolRefAttrGet(state->ctx, str(ref_symbol)));
+  MlirOperationState call_state = mlirOperationStateGet(str("func.call"), loc);
+  mlirOperationStateAddOperands(&call_state, num_inputs, args);
+  mlirOperationStateAddResults(&call_state, num_results, results);
+  mlirOperationStateAddAttributes(&call_state, 1, &callee);
+  MlirOperation call = mlirOperationCreate(&call_state);
+  free(args);
+  free(results);
+  mlirBlockAppendOwnedOperation(body, call);
+  if (!append_return(body, loc, call)) {
+    mlirOperationDestroy(func);
+    return (MlirOperation){NULL};
+  }
+  mlirOperationSetAttributeByName(func, str(ATTR_SITE),
+                                  mlirStringAttrGet(state->ctx, str(s->id)));
+  mlirOperationSetAttributeByName(func, str(ATTR_DESCRIPTOR), desc);
+  return func;
+}
+
+/* Replaces the op by `func.call @S(operands)` and destroys it. */
+static bool replace_with_call(run_state *state, const site *s, MlirType type) {
+  MlirOperation op = s->op;
+  intptr_t num_operands = mlirOperationGetNumOperands(op);
+  intptr_t num_results = mlirOperationGetNumResults(op);
+  MlirValue *operands = malloc(sizeof(MlirValue) * (size_t)(num_operands + 1));
+  if (!operands)
+    return false;
+  for (intptr_t i = 0; i < num_operands; i++)
+    operands[i] = mlirOperationGetOperand(op, i);
+  MlirType *results = malloc(sizeof(MlirType) * (size_t)(num_results + 1));
+  if (!results) {
+    free(operands);
+    return false;
+  }
+  for (intptr_t i = 0; i < num_results; i++)
+    results[i] = mlirFunctionTypeGetResult(type, i);
+  MlirNamedAttribute callee =
+      named(state->ctx, "callee", mlirFlatSymbolRefAttrGet(state->ctx, str(s->name)));
+  MlirOperationState call_state =
+      mlirOperationStateGet(str("func.call"), mlirOperationGetLocation(op));
+  mlirOperationStateAddOperands(&call_state, num_operands, operands);
+  mlirOperationStateAddResults(&call_state, num_results, results);
+  mlirOperationStateAddAttributes(&call_state, 1, &callee);
+  MlirOperation call = mlirOperationCreate(&call_state);
+  free(operands);
+  free(results);
+  if (mlirOperationIsNull(call))
+    return false;
+  mlirOperationSetDiscardableAttributeByName(
+      call, str(ATTR_SITE), mlirStringAttrGet(state->ctx, str(s->id)));
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
+  for (intptr_t i = 0; i < num_results; i++)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i),
+                                  mlirOperationGetResult(call, i));
+  mlirOperationDestroy(op);
+  return true;
+}
+
+static bool schedule_fits(const site *s, const stc_schedule *schedule) {
+  if (!schedule->kind || strcmp(schedule->kind, s->kind) != 0)
+    return false;
+  return !s->dynamic || schedule->shapes == STC_SCHEDULE_SHAPES_ANY;
+}
+
+/* Builds one site; *place_after is where its functions go (advanced). False
+ * with an error emitted when the IR cannot be built (the pass fails). */
+static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
+  MlirLocation loc = mlirOperationGetLocation(s->op);
+  value_list captured = {0};
+  capture_walk walk = {s->op, &captured};
+  mlirOperationWalk(s->op, capture_from_payload, &walk, MlirWalkPreOrder);
+  if (captured.out_of_memory) {
+    free(captured.items);
+    emit_error(loc, PASS_NAME ": out of memory");
+    return false;
+  }
+  for (size_t i = 0; i < captured.count; i++)
+    if (!copyable_capture(captured.items[i])) {
+      free(captured.items);
+      char message[900];
+      snprintf(message, sizeof message,
+               PASS_NAME ": site '%s' left alone: its payload uses a value "
+                         "from outside that is not a constant",
+               s->id);
+      emit_remark(state->ctx, s->op, message);
+      return true;
+    }
+  site_name(state, s);
+  MlirType type = site_function_type(state, s->op);
+  MlirOperation ref = mlirTypeIsNull(type)
+                          ? (MlirOperation){NULL}
+                          : build_reference(state, s, type, &captured);
+  free(captured.items);
+  if (mlirOperationIsNull(ref)) {
+    emit_error(loc, PASS_NAME ": cannot build the reference of site '%s'", s->id);
+    return false;
+  }
+  MlirAttribute ref_name = mlirSymbolTableInsert(state->table, ref);
+  MlirStringRef ref_text = mlirStringAttrGetValue(ref_name);
+  char ref_symbol[700];
+  snprintf(ref_symbol, sizeof ref_symbol, "%.*s", (int)ref_text.length, ref_text.data);
+  /* Order: caller, dispatch, reference, variants, next site. */
+  mlirOperationMoveAfter(ref, *place_after);
+  MlirOperation after = ref;
+
+  built_variant *variants = NULL;
+  size_t count = 0;
+  size_t limit = s->wanted < state->schedules->count ? s->wanted : state->schedules->count;
+  if (limit)
+    variants = calloc(limit, sizeof *variants);
+  if (limit && !variants) {
+    emit_error(loc, PASS_NAME ": out of memory");
+    return false;
+  }
+  for (size_t i = 0; i < state->schedules->count && count < limit; i++) {
+    const prepared_schedule *p = &state->prepared[i];
+    if (mlirOperationIsNull(p->module) ||
+        !schedule_selected(state->options, p->schedule->name) ||
+        !schedule_fits(s, p->schedule))
+      continue;
+    if (try_variant(state, s, ref, p, &after, &variants[count]))
+      count++;
+  }
+
+  MlirAttribute desc = descriptor(state, s, ref_symbol, variants, count);
+  free(variants);
+  MlirOperation dispatch = mlirAttributeIsNull(desc)
+                               ? (MlirOperation){NULL}
+                               : build_dispatch(state, s, type, ref_symbol, desc);
+  if (mlirOperationIsNull(dispatch)) {
+    emit_error(loc, PASS_NAME ": cannot build the dispatch of site '%s'", s->id);
+    return false;
+  }
+  mlirSymbolTableInsert(state->table, dispatch);
+  mlirOperationMoveBefore(dispatch, ref);
+  *place_after = after;
+  if (!replace_with_call(state, s, type)) {
+    emit_error(loc, PASS_NAME ": cannot build the call of site '%s'", s->id);
+    return false;
+  }
+  return true;
+}
+
+/* ---- the pass --------------------------------------------------------------- */
+
+static bool multi_variant_module(run_state *state, const stc_region_list *regions) {
+  MlirOperation current_func = {NULL};
+  MlirOperation place_after = {NULL};
+  for (size_t i = 0; i < regions->count; i++) {
+    const stc_region *region = &regions->items[i];
+    if (region->kind != STC_REGION_OP)
+      continue;
+    site s = {0};
+    s.op = region->op;
+    s.func = region->func;
+    s.id = region->id;
+    if (made_by_this_pass(s.func) ||
+        !tunable_kind(s.op, s.kind, sizeof s.kind) ||
+        !on_ranked_tensors(s.op, &s.dynamic))
+      continue;
+    s.wanted = planned_variants(state->options, s.op);
+    if (s.wanted == 0)
+      continue;
+    /* Only functions directly in the module: their symbols are what the
+     * site functions can be placed next to and called from. */
+    if (!mlirOperationEqual(mlirOperationGetParentOperation(s.func), state->module))
+      continue;
+    if (!mlirOperationEqual(s.func, current_func)) {
+      current_func = s.func;
+      place_after = s.func;
+    }
+    if (!build_site(state, &s, &place_after))
+      return false;
+  }
+  return true;
+}
+
+static void run(MlirOperation module, MlirExternalPass pass, void *user) {
+  if (!user) {
+    mlirEmitError(mlirOperationGetLocation(module),
+                  PASS_NAME ": out of memory copying the pass options");
+    mlirExternalPassSignalFailure(pass);
+    return;
+  }
+  run_state state = {
+      .ctx = mlirOperationGetContext(module),
+      .module = module,
+      .options = user,
+  };
+  stc_schedule_list schedules = {0};
+  stc_region_list regions = {0};
+  bool ok = load_schedules(state.ctx, module, state.options, &schedules,
+                           &state.prepared);
+  state.schedules = &schedules;
+  if (ok) {
+    stc_error err;
+    stc_error_clear(&err);
+    MlirOperation blame = {NULL};
+    if (stc_region_collect(module, &regions, &err, &blame) != STC_OK) {
+      emit_error(mlirOperationGetLocation(mlirOperationIsNull(blame) ? module : blame),
+                 PASS_NAME ": %s", err.message);
+      ok = false;
+    }
+  }
+  if (ok) {
+    state.table = mlirSymbolTableCreate(module);
+    ok = !mlirSymbolTableIsNull(state.table) && multi_variant_module(&state, &regions);
+    if (!mlirSymbolTableIsNull(state.table))
+      mlirSymbolTableDestroy(state.table);
+  }
+  if (!ok)
+    mlirExternalPassSignalFailure(pass);
+  stc_region_list_free(&regions);
+  prepared_free(state.prepared, schedules.count);
+  stc_schedule_list_free(&schedules);
+}
+
+/* ---- pass object and options ------------------------------------------------- */
+
+static bool copy_names(char **from, size_t count, char ***to) {
+  *to = calloc(count + 1, sizeof **to);
+  if (!*to)
+    return false;
+  for (size_t i = 0; i < count; i++)
+    if (!((*to)[i] = strdup(from[i])))
+      return false;
+  return true;
+}
+
+static multi_variant_options *options_copy(const multi_variant_options *from) {
+  multi_variant_options *copy = calloc(1, sizeof *copy);
+  if (!copy)
+    return NULL;
+  copy->all = from->all;
+  copy->max_variants = from->max_variants;
+  bool ok = true;
+  if (from->library)
+    ok = (copy->library = strdup(from->library)) != NULL;
+  if (ok && from->schedules) {
+    ok = copy_names(from->schedules, from->num_schedules, &copy->schedules);
+    copy->num_schedules = from->num_schedules;
+  }
+  if (!ok) {
+    options_free(copy);
+    return NULL;
+  }
+  return copy;
+}
+
+static void construct(void *user) { (void)user; }
+static void destruct(void *user) { options_free(user); }
+/* MLIR's clone callback cannot fail; a clone without options (NULL) reports
+ * the allocation failure when it runs instead. */
+static void *clone(void *user) { return user ? options_copy(user) : NULL; }
+
+/* "a,b,c" into owned names; empty elements are errors. */
+static bool parse_schedule_names(const char *value, multi_variant_options *options,
+                                 stc_error *err) {
+  for (size_t i = 0; i < options->num_schedules; i++)
+    free(options->schedules[i]);
+  free(options->schedules);
+  options->schedules = NULL;
+  options->num_schedules = 0;
+  size_t count = 1;
+  for (const char *p = value; *p; p++)
+    count += *p == ',';
+  options->schedules = calloc(count + 1, sizeof *options->schedules);
+  if (!options->schedules) {
+    stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
+    return false;
+  }
+  const char *start = value;
+  for (size_t i = 0; i < count; i++) {
+    const char *end = strchr(start, ',');
+    size_t length = end ? (size_t)(end - start) : strlen(start);
+    if (length == 0) {
+      stc_error_set(err, NULL, 0, 0,
+                    PASS_NAME ": option 'schedules': expected a comma-separated "
+                              "list of schedule names, got '%s'", value);
+      return false;
+    }
+    char *name = strndup(start, length);
+    if (!name) {
+      stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
+      return false;
+    }
+    options->schedules[options->num_schedules++] = name;
+    start = end ? end + 1 : start + length;
+  }
+  return true;
+}
+
+static const stc_pass_option_spec option_specs[] = {
+    {"all", "make a site of every tunable op, ignoring stc.plan (true|false)", "false"},
+    {"max-variants", "at most this many variants per site (0 = no cap)", "0"},
+    {"variant-library",
+     "YAML file of extra schedules: a list of {name, kind, dynamic, script}", NULL},
+    {"schedules", "comma-separated schedule names to use (default: all)", NULL},
+};
+
+static _Alignas(8) char pass_type_anchor;
+
+#define PASS_DESCRIPTION                                                      \
+  "outline each tunable op planned for variants into a reference and one "   \
+  "function per schedule (transform dialect), behind a dispatch function "   \
+  "that for now always calls the reference (runtime dispatch: later step)"
+
+static MlirPass create(const stc_pass_option_value *values, size_t count,
+                       stc_error *err) {
+  multi_variant_options *options = calloc(1, sizeof *options);
+  if (!options) {
+    stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
+    return (MlirPass){NULL};
+  }
+  for (size_t i = 0; i < count; i++) {
+    const char *name = values[i].name ? values[i].name : "";
+    const char *value = values[i].value ? values[i].value : "";
+    bool ok;
+    if (strcmp(name, "all") == 0) {
+      ok = stc__option_bool(PASS_NAME, name, value, &options->all, err);
+    } else if (strcmp(name, "max-variants") == 0) {
+      ok = stc__option_u64(PASS_NAME, name, value, &options->max_variants, err);
+    } else if (strcmp(name, "variant-library") == 0) {
+      free(options->library);
+      options->library = NULL;
+      ok = *value != 0;
+      if (!ok)
+        stc_error_set(err, NULL, 0, 0,
+                      PASS_NAME ": option 'variant-library': expected a file name");
+      else if (!(options->library = strdup(value))) {
+        stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
+        ok = false;
+      }
+    } else if (strcmp(name, "schedules") == 0) {
+      ok = parse_schedule_names(value, options, err);
+    } else {
+      stc_error_set(err, NULL, 0, 0,
+                    PASS_NAME ": unknown option '%s' (known: all, max-variants, "
+                              "variant-library, schedules)",
+                    name);
+      ok = false;
+    }
+    if (!ok) {
+      options_free(options);
+      return (MlirPass){NULL};
+    }
+  }
+  MlirDialectHandle dialects[] = {
+      mlirGetDialectHandle__func__(),   mlirGetDialectHandle__transform__(),
+      mlirGetDialectHandle__linalg__(), mlirGetDialectHandle__scf__(),
+      mlirGetDialectHandle__vector__(), mlirGetDialectHandle__tensor__(),
+      mlirGetDialectHandle__arith__(),  mlirGetDialectHandle__memref__(),
+      mlirGetDialectHandle__bufferization__(),
+  };
+  MlirExternalPassCallbacks callbacks = {
+      .construct = construct,
+      .destruct = destruct,
+      .initialize = NULL,
+      .clone = clone,
+      .run = run,
+  };
+  return mlirCreateExternalPass(
+      mlirTypeIDCreate(&pass_type_anchor), str("StcMultiVariant"),
+      str(PASS_NAME), str(PASS_DESCRIPTION), str("builtin.module"),
+      sizeof dialects / sizeof dialects[0], dialects, callbacks, options);
+}
+
+const stc_pass_spec stc_multi_variant_pass_spec = {
+    PASS_NAME,
+    PASS_DESCRIPTION,
+    "builtin.module",
+    option_specs,
+    sizeof option_specs / sizeof option_specs[0],
+    create,
+};
