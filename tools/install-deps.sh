@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything stc needs on Debian 12 (bookworm): the build tools,
+# LLVM/MLIR 22 (headers, C API archives, mlir-opt/mlir-runner, lit,
+# FileCheck), libyaml. Skips apt entirely when every package is present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build lld python3
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  libyaml-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "stc: all dependencies present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
+echo "stc: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds stc and runs every test: the C unit tests (ctest), the lit +
+# FileCheck suites, then the unit tests again under ASan+UBSan, and the
+# threaded unit tests under TSan. This is the command .ci/run calls.
+#   tools/run-tests.sh            # everything
+#   STC_TEST_QUICK=1 tools/run-tests.sh   # plain build only, no sanitizers
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+tools/install-deps.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+configure() { # dir, extra cmake args...
+  local dir=$1; shift
+  cmake -G Ninja -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; return 1; }
+}
+mkdir -p build
+
+echo "== build (plain)"
+configure build/plain
+ninja -C build/plain -j"$jobs"
+
+echo "== unit tests (plain)"
+(cd build/plain && ctest --output-on-failure -j"$jobs")
+
+echo "== lit tests"
+/usr/lib/llvm-22/bin/lit -sv build/plain/test
+
+if [ -z "${STC_TEST_QUICK:-}" ]; then
+  echo "== unit tests (ASan+UBSan)"
+  configure build/asan -DSTC_BUILD_COMPILER=OFF '-DSTC_SANITIZE=address;undefined'
+  ninja -C build/asan -j"$jobs"
+  (cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -j"$jobs" -L unit)
+
+  echo "== threaded unit tests (TSan)"
+  configure build/tsan -DSTC_BUILD_COMPILER=OFF -DSTC_SANITIZE=thread
+  ninja -C build/tsan -j"$jobs"
+  (cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$jobs" -L threaded)
+fi
+echo "== all tests passed"
