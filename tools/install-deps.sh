@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build lld python3
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  libyaml-dev
+  libyaml-dev libomp-22-dev
 )
 
 missing=()
