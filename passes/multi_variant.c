@@ -21,15 +21,17 @@
  *                        stc.site = "<region id>", stc.site_descriptor =
  *                        {op, args [{role, element, rank}], variants [{name,
  *                        revision, symbol, workspace_bytes, eligibility}],
- *                        reference}; variants[0] is the reference.
+ *                        results [{element, rank}], static_shape, reference};
+ *                        variants[0] is the reference. func-to-llvm keeps
+ *                        it on the llvm.func, where stc-lower-dispatch reads
+ *                        it.
  *      and the op becomes `func.call @S(operands) {stc.site = "<region id>"}`.
  *      The copies of the op in @S__ref and the variants lose the original's
  *      stc.* attributes (stc.region, stc.plan, ...).
  *
- * FOR NOW @S's body simply calls @S__ref: results are always the
- * reference's. The runtime dispatch of docs/dispatch-abi.md (slot load,
- * stc_rt_site_enter, tuning) is a later step, written once the module is in
- * the LLVM dialect.
+ * @S's body calls @S__ref. The runtime dispatch of include/stc/rt_dispatch.h
+ * (slot load, stc_rt_site_enter) replaces it once the module is in the LLVM
+ * dialect (stc-lower-dispatch, passes/lower_dispatch.c).
  *
  * Schedules are data (schedule_library.h): the built-in scripts embedded at
  * build time, plus variant-library=<file.yaml>. Every script is parsed and
@@ -230,7 +232,7 @@ static MlirOperation find_sequence(MlirOperation script, const char *name) {
 /* Emits `message` as a remark at `at`: the C API has no mlirEmitRemark, the
  * transform dialect's debug op has. Best effort: a remark that cannot be
  * built is dropped (it never changes the IR). */
-static void emit_remark(MlirContext ctx, MlirOperation at, const char *message) {
+void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message) {
   stc_text text = {0};
   stc_text_appendf(&text,
                    "module attributes {transform.with_named_sequence} {\n"
@@ -253,6 +255,10 @@ static void emit_remark(MlirContext ctx, MlirOperation at, const char *message) 
   if (!mlirOperationIsNull(entry) && mlirOperationVerify(script))
     apply_sequence(at, entry, script);
   mlirOperationDestroy(script);
+}
+
+static void emit_remark(MlirContext ctx, MlirOperation at, const char *message) {
+  stc__pass_remark(ctx, at, message);
 }
 
 /* ---- schedules ------------------------------------------------------------ */
@@ -936,7 +942,22 @@ static MlirAttribute descriptor(run_state *state, const site *s,
                      ", workspace_bytes = %" PRId64 " : i64, eligibility = \"%s\"}",
                      variants[i].workspace, eligibility(variants[i].schedule->shapes));
   }
-  stc_text_appendf(&text, "], reference = 0 : i64}");
+  /* The results, for the out-params buffer-results-to-out-params may add
+   * (stc-lower-dispatch gives them role output), and whether every shape is
+   * static (only then does the site get a slot). */
+  stc_text_appendf(&text, "], results = [");
+  for (intptr_t i = 0, n = mlirOperationGetNumResults(s->op); i < n; i++) {
+    MlirType type = mlirValueGetType(mlirOperationGetResult(s->op, i));
+    stc_text_appendf(&text, "%s{element = \"", i ? ", " : "");
+    stc_text element = {0};
+    mlirTypePrint(mlirShapedTypeGetElementType(type), text_callback, &element);
+    stc_text_append_escaped(&text, element.data ? element.data : "");
+    stc_text_free(&element);
+    stc_text_appendf(&text, "\", rank = %" PRId64 " : i64}",
+                     mlirShapedTypeGetRank(type));
+  }
+  stc_text_appendf(&text, "], static_shape = %s, reference = 0 : i64}",
+                   s->dynamic ? "false" : "true");
   MlirAttribute attr = {NULL};
   if (!text.out_of_memory)
     attr = mlirAttributeParseGet(state->ctx, str(text.data));

@@ -50,6 +50,12 @@ const stc_pass_spec *stc_pass_find(const char *argument);
 extern const stc_pass_spec stc_instrument_pass_spec;
 extern const stc_pass_spec stc_hot_path_schedule_pass_spec;
 extern const stc_pass_spec stc_multi_variant_pass_spec;
+extern const stc_pass_spec stc_out_params_scope_pass_spec;
+extern const stc_pass_spec stc_lower_dispatch_pass_spec;
+
+/* Emits `message` as a remark at `at` (the C API has no remark emitter;
+ * multi_variant.c goes through the transform dialect). Best effort. */
+void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message);
 /* Test-only passes (passes/test_passes.c), named stc-test-*. */
 extern const stc_pass_spec stc_test_annotate_pass_spec;
 extern const stc_pass_spec stc_test_fail_pass_spec;

@@ -41,3 +41,16 @@ def have_cuda_gpu():
 
 if have_cuda_gpu():
     config.available_features.add("cuda-gpu")
+
+# test/tune-hot-paths: where libstc_rt lives, and whether it has the site
+# dispatch entry point yet (runs of --tune-hot-paths programs need it).
+config.substitutions.append(("%stc_lib_dir", os.path.join(config.stc_obj_root, "lib")))
+_stc_rt_so = os.path.join(config.stc_obj_root, "lib", "libstc_rt.so")
+try:
+    import subprocess
+    if "stc_rt_site_enter" in subprocess.run(
+            ["nm", "-D", "--defined-only", _stc_rt_so], capture_output=True,
+            text=True).stdout:
+        config.available_features.add("rt-dispatch")
+except OSError:
+    pass

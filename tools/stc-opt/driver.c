@@ -84,12 +84,15 @@ static int process_chunk(stc_opt_driver *driver, const stc_opt_options *options,
     code = STC_OPT_EXIT_INPUT;
   } else {
     MlirOperation op = mlirModuleGetOperation(module);
-    if (mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(driver->pm, op))) {
+    bool emitted = false;
+    if (mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(driver->pm, op)) &&
+        (code = stc_opt_tune_finish(op, options, &emitted)) == STC_OPT_EXIT_OK &&
+        !emitted) {
       MlirOpPrintingFlags flags = printing_flags(options);
       mlirOperationPrintWithFlags(op, flags, stc_opt_text_callback, output);
       mlirOpPrintingFlagsDestroy(flags);
       stc_opt_text_append(output, "\n", 1);
-    } else {
+    } else if (code == STC_OPT_EXIT_OK && !emitted) {
       code = STC_OPT_EXIT_FAILURE;
     }
     mlirModuleDestroy(module);
@@ -164,7 +167,10 @@ int stc_opt_driver_run(stc_opt_driver *driver, const stc_opt_options *options) {
     code = STC_OPT_EXIT_INPUT;
   }
   /* Like mlir-opt, an output file is only kept when everything succeeded. */
-  if (code == STC_OPT_EXIT_OK || strcmp(options->output, "-") == 0)
+  /* --emit=llvm|obj: stc_opt_tune_finish wrote the output itself. */
+  bool emitted = options->tune.requested && options->tune.emit &&
+                 strcmp(options->tune.emit, "mlir") != 0;
+  if (!emitted && (code == STC_OPT_EXIT_OK || strcmp(options->output, "-") == 0))
     code = worse(code, write_output(options->output, &output));
   stc_opt_text_free(&output);
   stc_opt_chunks_free(chunks, count);

@@ -54,14 +54,14 @@ static const flag_spec flags[] = {
     {"mlir-print-op-generic", NULL, FLAG_PRINT_GENERIC,
      "print the output in the generic op form"},
     {"tune-hot-paths", NULL, FLAG_TUNE_HOT_PATHS,
-     "lower linalg on tensors to LLVM, tuning hot regions (not implemented "
-     "yet)"},
+     "lower linalg on tensors to the LLVM dialect, with variants and runtime "
+     "dispatch for hot sites"},
     {"hot-path-profile", "file", FLAG_HOT_PATH_PROFILE,
-     "profile for --tune-hot-paths (not implemented yet)"},
+     "profile for --tune-hot-paths (default: static cost estimate)"},
     {"target", "cpu|cuda", FLAG_TARGET,
-     "target of --tune-hot-paths (not implemented yet)"},
+     "target of --tune-hot-paths (cuda: not supported yet)"},
     {"emit", "mlir|llvm|obj", FLAG_EMIT,
-     "output kind; only 'mlir' (the default) is implemented yet"},
+     "output kind with --tune-hot-paths (default mlir; obj needs -o)"},
     {"help", NULL, FLAG_HELP, "print this help and exit"},
     {"version", NULL, FLAG_VERSION, "print the version and exit"},
 };
@@ -273,6 +273,10 @@ static int check_tune_options(const stc_opt_options *options) {
     stc_opt_error("'%s' needs --tune-hot-paths",
                   tune->hot_path_profile ? "--hot-path-profile"
                                          : "--target");
+    return STC_OPT_EXIT_USAGE;
+  }
+  if (!tune->requested && tune->emit && strcmp(tune->emit, "mlir") != 0) {
+    stc_opt_error("'--emit=%s' needs --tune-hot-paths", tune->emit);
     return STC_OPT_EXIT_USAGE;
   }
   stc_error err;

@@ -196,6 +196,12 @@ stc_status stc_opt_tune_hot_paths(MlirOpPassManager pm,
                                   stc_error *err);
 /* Whether --emit=<kind> can be produced; fills err when it cannot. */
 bool stc_opt_emit_available(const char *kind, stc_error *err);
+struct stc_opt_options;
+/* After a successful run with --tune-hot-paths: checks that only LLVM
+ * remains and writes --emit=llvm|obj itself (*printed = true: the driver
+ * must not print the module). Returns an exit code (printed errors). */
+int stc_opt_tune_finish(MlirOperation module, const struct stc_opt_options *options,
+                        bool *printed);
 
 /* ---- driver.c -------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
  * unparsable or not-yet-lowered input. */
 #include "stc/rt.h"
 #include "stc/status.h"
+#include "tune_pipeline.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
@@ -17,6 +18,7 @@
 #include <mlir-c/Dialect/LLVM.h>
 #include <mlir-c/ExecutionEngine.h>
 #include <mlir-c/IR.h>
+#include <mlir-c/Pass.h>
 #include <mlir-c/RegisterEverything.h>
 
 #include <dlfcn.h>
@@ -70,7 +72,7 @@ static const char usage_text[] =
     "  --no-default-shared-libs     do not load libmlir_runner_utils.so and\n"
     "                               libmlir_c_runner_utils.so\n"
     "  -O0 -O1 -O2 -O3              LLVM optimization level (default -O2)\n"
-    "  --tune-hot-paths             (not yet available) tune the module first\n"
+    "  --tune-hot-paths             lower linalg on tensors with tunable sites\n"
     "  --hot-path-profile=<file>    profile for --tune-hot-paths\n"
     "  --help, --version\n"
     "\n"
@@ -386,8 +388,8 @@ static int check_lowered(MlirModule module) {
   print_location_prefix(mlirOperationGetLocation(state.op));
   fprintf(stderr,
           "error: '%.*s' is not lowered to the LLVM dialect; stc-run runs "
-          "LLVM-dialect modules (lower with mlir-opt first; "
-          "--tune-hot-paths is not yet available)\n",
+          "LLVM-dialect modules (lower with stc-opt or mlir-opt first, "
+          "or use --tune-hot-paths)\n",
           (int)name.length, name.data);
   return EXIT_INPUT;
 }
@@ -467,20 +469,28 @@ static int check_entry(MlirModule module, const run_options *options) {
   return -1;
 }
 
-/* ---- hook: --tune-hot-paths ------------------------------------------
- * HOOK(tune-hot-paths): a later issue fills this in: run the
- * --tune-hot-paths pipeline (schedule with hot_path_profile or the static
- * cost estimate -> multi-variant -> bufferize -> lower -> LLVM, DESIGN.md
- * section 4) on `module` in place, so that stc-run accepts linalg on tensors.
- * Until then it refuses, and nothing else in stc-run needs to change. */
+/* ---- --tune-hot-paths ------------------------------------------------
+ * The pipeline of tools/common/tune_pipeline.c (the same as stc-opt
+ * --tune-hot-paths), run on `module` in place: linalg on tensors in, LLVM
+ * dialect with runtime site dispatch out. The pass diagnostics go to the
+ * context's handler (file:line:col on stderr). */
 static stc_status tune_hot_paths(MlirModule module, const char *hot_path_profile,
                                  stc_error *err) {
-  (void)module, (void)hot_path_profile;
-  stc_error_set(err, NULL, 0, 0,
-                "--tune-hot-paths is not yet available in stc-run; lower the "
-                "module with stc-opt or mlir-opt and run the LLVM-dialect "
-                "output");
-  return STC_ERR_UNAVAILABLE;
+  MlirContext ctx = mlirModuleGetContext(module);
+  mlirRegisterAllPasses();
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(
+      ctx, mlirStringRefCreateFromCString("builtin.module"));
+  stc_status status = stc_tune_pipeline_add(
+      mlirPassManagerGetAsOpPassManager(pm), hot_path_profile, err);
+  if (status == STC_OK &&
+      mlirLogicalResultIsFailure(
+          mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
+    stc_error_set(err, NULL, 0, 0,
+                  "the --tune-hot-paths pipeline failed on '%s'", g_input_name);
+    status = STC_ERR_INVALID;
+  }
+  mlirPassManagerDestroy(pm);
+  return status;
 }
 
 /* ---- JIT ---- */
@@ -492,7 +502,26 @@ static stc_status tune_hot_paths(MlirModule module, const char *hot_path_profile
 static const char *const default_libs[] = {
     STC_MLIR_RUNNER_LIB_DIR "/libmlir_runner_utils.so",
     STC_MLIR_RUNNER_LIB_DIR "/libmlir_c_runner_utils.so",
+    /* Last: only loaded when the module has OpenMP ops (the parallel
+     * schedules), whose translation calls __kmpc_* entry points. */
+    STC_MLIR_RUNNER_LIB_DIR "/libomp.so",
 };
+
+static MlirWalkResult find_omp(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length > 4 && memcmp(name.data, "omp.", 4) == 0) {
+    *(bool *)user = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool uses_openmp(MlirModule module) {
+  bool found = false;
+  mlirOperationWalk(mlirModuleGetOperation(module), find_omp, &found,
+                    MlirWalkPreOrder);
+  return found;
+}
 
 /* Loads each library once up front, so that a missing or broken one is a
  * clear error instead of an unresolved symbol later. */
@@ -507,7 +536,8 @@ static bool preload_library(const char *path) {
 
 static MlirExecutionEngine create_engine(MlirModule module,
                                          const run_options *options) {
-  size_t num_defaults = options->default_libs ? 2 : 0;
+  size_t num_defaults =
+      options->default_libs ? (uses_openmp(module) ? 3 : 2) : 0;
   size_t count = options->num_shared_libs + num_defaults;
   MlirStringRef *paths = calloc(count ? count : 1, sizeof *paths);
   if (!paths) {

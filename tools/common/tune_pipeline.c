@@ -1,0 +1,144 @@
+/* tune_pipeline.c - the --tune-hot-paths pipeline (DESIGN.md section 4), in
+ * one function, stc_tune_pipeline_add, used by stc-opt and stc-run.
+ * In:  a pass manager on builtin.module, an optional hot-path profile.
+ * Out: the passes appended; after a run the module is LLVM dialect only
+ *      (stc_tune_check_lowered says so). */
+#include "tune_pipeline.h"
+
+#include "stc_passes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void append_message(MlirStringRef part, void *user) {
+  stc_error *err = user;
+  size_t used = strlen(err->message);
+  size_t room = sizeof err->message - 1 - used;
+  size_t n = part.length < room ? part.length : room;
+  memcpy(err->message + used, part.data, n);
+  err->message[used + n] = 0;
+}
+
+/* Upstream passes, as mlir-opt pipeline text. */
+static stc_status add_upstream(MlirOpPassManager pm, const char *text, stc_error *err) {
+  stc_error_clear(err);
+  if (mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
+          pm, mlirStringRefCreateFromCString(text), append_message, err)))
+    return STC_OK;
+  return STC_ERR_INVALID;
+}
+
+/* An stc pass by name, with at most one option. */
+static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *option,
+                          const char *value, stc_error *err) {
+  const stc_pass_spec *spec = stc_pass_find(name);
+  if (!spec) {
+    stc_error_set(err, NULL, 0, 0, "internal error: no stc pass '%s'", name);
+    return STC_ERR_INVALID;
+  }
+  stc_pass_option_value values[1] = {{option, value}};
+  MlirPass pass = spec->create(values, option ? 1 : 0, err);
+  if (!pass.ptr)
+    return STC_ERR_INVALID;
+  mlirOpPassManagerAddOwnedPass(pm, pass);
+  return STC_OK;
+}
+
+stc_status stc_tune_pipeline_add(MlirOpPassManager pm, const char *hot_path_profile,
+                                 stc_error *err) {
+  stc_status s = STC_OK;
+  /* 1. Plan: hot regions get variants (by profile, else static cost). */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-hot-path-schedule", hot_path_profile ? "profile" : NULL,
+                hot_path_profile, err);
+  /* 2. Sites: @S__ref + @S__<schedule> variants behind a dispatch @S. */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-multi-variant", NULL, NULL, err);
+  /* 3. Bufferize. Site functions write their DPS inits in place; dropping
+   *    equivalent results twice reaches the dispatch functions too (their
+   *    result is the reference call's, dropped on the first round). */
+  if (s == STC_OK)
+    s = add_upstream(pm,
+                     "func.func(lower-vector-mask),"
+                     "one-shot-bufferize{bufferize-function-boundaries "
+                     "function-boundary-type-conversion=identity-layout-map},"
+                     "drop-equivalent-buffer-results,drop-equivalent-buffer-results",
+                     err);
+  /* 4. Every site function becomes `void f(memrefs...)`: remaining results
+   *    become out-params (callers rewritten). Only site functions: other
+   *    private helpers may return dynamically shaped buffers, which the
+   *    upstream pass refuses, so they are hidden from it meanwhile. */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-out-params-scope", NULL, NULL, err);
+  if (s == STC_OK)
+    s = add_upstream(pm, "buffer-results-to-out-params{hoist-static-allocs}", err);
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-out-params-scope", "restore", "true", err);
+  /* 5. The rest of passes/schedules/lowering-pipeline.txt: deallocation,
+   *    vector, OpenMP, memref, scf, cf, everything to LLVM. */
+  if (s == STC_OK)
+    s = add_upstream(pm,
+                     "ownership-based-buffer-deallocation,canonicalize,"
+                     "buffer-deallocation-simplification,"
+                     "bufferization-lower-deallocations,"
+                     "convert-bufferization-to-memref,cse,canonicalize,"
+                     "convert-vector-to-scf{full-unroll=true},"
+                     "convert-linalg-to-loops,scf-forall-to-parallel,"
+                     "convert-scf-to-openmp,expand-strided-metadata,lower-affine,"
+                     "finalize-memref-to-llvm,convert-scf-to-cf,"
+                     "convert-vector-to-llvm,convert-to-llvm",
+                     err);
+  /* 6. The runtime dispatch (rt_dispatch.h), then the last casts. */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-lower-dispatch", NULL, NULL, err);
+  if (s == STC_OK)
+    s = add_upstream(pm, "reconcile-unrealized-casts", err);
+  return s;
+}
+
+typedef struct foreign_walk {
+  MlirOperation op;
+  bool found;
+} foreign_walk;
+
+static bool dialect_is(MlirStringRef name, const char *prefix) {
+  size_t n = strlen(prefix);
+  return name.length > n && memcmp(name.data, prefix, n) == 0;
+}
+
+static MlirWalkResult find_foreign(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (dialect_is(name, "llvm.") || dialect_is(name, "omp.") ||
+      (name.length == 14 && memcmp(name.data, "builtin.module", 14) == 0))
+    return MlirWalkResultAdvance;
+  foreign_walk *walk = user;
+  walk->op = op;
+  walk->found = true;
+  return MlirWalkResultInterrupt;
+}
+
+stc_status stc_tune_check_lowered(MlirOperation module, MlirOperation *blame,
+                                  stc_error *err) {
+  foreign_walk walk = {.found = false};
+  mlirOperationWalk(module, find_foreign, &walk, MlirWalkPreOrder);
+  if (!walk.found)
+    return STC_OK;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(walk.op));
+  MlirLocation loc = mlirOperationGetLocation(walk.op);
+  const char *file = NULL;
+  char file_buf[512] = "";
+  unsigned line = 0, column = 0;
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    snprintf(file_buf, sizeof file_buf, "%.*s", (int)f.length, f.data);
+    file = file_buf;
+    line = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
+    column = (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc);
+  }
+  stc_error_set(err, file, line, column,
+                "'%.*s' is not lowered to the LLVM dialect by --tune-hot-paths",
+                (int)name.length, name.data);
+  if (blame)
+    *blame = walk.op;
+  return STC_ERR_INVALID;
+}
