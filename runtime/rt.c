@@ -218,6 +218,7 @@ static const stc_rt_symbol g_symbols[] = {
     {STC_RT_REGION_END_SYMBOL, (void *)stc_rt_region_end},
     {"stc_rt_profile_export", (void *)stc_rt_profile_export},
     {"stc_rt_regions_reset", (void *)stc_rt_regions_reset},
+    {"stc_rt_site_enter", (void *)stc_rt_site_enter},
 };
 
 const stc_rt_symbol *stc_rt_symbols(size_t *count) {

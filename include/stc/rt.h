@@ -31,12 +31,15 @@
 #define STC_RT_H
 
 #include "stc/hints.h"
+#include "stc/rt_dispatch.h"
 #include "stc/rt_region.h"
 #include "stc/status.h"
+#include "stc/tuner.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,7 +124,79 @@ typedef struct stc_rt_symbol {
  * parts of the runtime, such as site dispatch, add theirs here). */
 const stc_rt_symbol *stc_rt_symbols(size_t *count);
 
-/* ---- reserved: site dispatch (DESIGN.md section 5) goes below ---- */
+/* ---- site dispatch (DESIGN.md section 5; ABI in stc/rt_dispatch.h) ----
+ *
+ * Compiled sites call stc_rt_site_enter (stc/rt_dispatch.h). The first call
+ * of each (site, workload) tunes with one process-wide stack tuner
+ * (stc/tuner.h), created on first use from the configuration below. Unless
+ * an application calls stc_rt_dispatch_configure before the first site call,
+ * the configuration is read once from the environment:
+ *   STC_TUNE=explore|cache-only|off, STC_CACHE_DIR (default per
+ *   stc_cache_default_directory), STC_TUNE_REPORT=1, STC_TUNE_CHECK_ALL=1,
+ *   STC_TUNE_RECHECK_EVERY=N, and every other STC_TUNE_<FIELD> as the policy
+ *   field <field> (stc_tuner_policy_set), e.g. STC_TUNE_SAMPLES=3,
+ *   STC_TUNE_BUDGET_MS=500. STC_TUNE_BUILD_TAG/DRIVER_TAG/CONTEXT_TAG belong
+ *   to the environment fingerprint. A bad value prints one warning and keeps
+ *   the default (docs/runtime.md). */
+
+typedef struct stc_rt_dispatch_config {
+  stc_tuner_policy policy;     /* policy.mode is STC_TUNE */
+  bool use_cache;              /* false: decisions stay in this process */
+  char cache_directory[4096];  /* used when use_cache */
+  bool print_reports;          /* STC_TUNE_REPORT: each tune's table on stderr */
+  bool check_all;              /* STC_TUNE_CHECK_ALL: validate every variant
+                                  at each site's first call, print a line each */
+  uint64_t recheck_every;      /* STC_TUNE_RECHECK_EVERY: 0 = off; else every
+                                  N-th call of a tuned workload replays
+                                  reference and winner (static sites then keep
+                                  their slot empty so calls reach the runtime) */
+} stc_rt_dispatch_config;
+
+/* Fills the built-in defaults: tuner policy defaults, no disk cache, no
+ * reports, no check-all, no recheck. */
+void stc_rt_dispatch_config_init(stc_rt_dispatch_config *config);
+
+/* Fills config from the environment variables listed above over the
+ * defaults (the default cache directory included). Prints one warning on
+ * stderr per bad value, which keeps its default. */
+void stc_rt_dispatch_config_from_environment(stc_rt_dispatch_config *config);
+
+/* Sets the configuration (copied) the tuner is created with. Must come
+ * before the first site call: STC_ERR_INVALID (with the reason in err, may
+ * be NULL) for an invalid policy or when dispatch has already started. */
+stc_status stc_rt_dispatch_configure(const stc_rt_dispatch_config *config,
+                                     stc_error *err);
+
+typedef struct stc_rt_dispatch_stats {
+  stc_tuner_stats tuner;        /* the tuner's counters (zero before first use) */
+  uint64_t cached_calls;        /* stc_rt_site_enter calls served from a
+                                   workload's published decision (a cheap
+                                   count: threads racing on one workload may
+                                   lose increments) */
+  uint64_t selections;          /* calls that asked the tuner */
+  uint64_t reference_fallbacks; /* calls that ran the reference because of a
+                                   busy/nested tuner, an error or a bad site */
+  uint64_t checked_variants;    /* STC_TUNE_CHECK_ALL: variants validated */
+  uint64_t check_mismatches;    /* ... of which failed */
+  uint64_t rechecks;            /* STC_TUNE_RECHECK_EVERY replays */
+  uint64_t recheck_invalidations; /* winners dropped by a replay */
+} stc_rt_dispatch_stats;
+
+/* Copies the dispatch counters (never creates the tuner). */
+void stc_rt_dispatch_stats_get(stc_rt_dispatch_stats *out);
+
+/* Copies the tuner's retained reports, oldest first; free with
+ * stc_tune_reports_free. *out NULL and *count 0 before the first tune. */
+stc_status stc_rt_dispatch_reports(stc_tune_report **out, size_t *count);
+
+/* Prints every retained report as a table on stream (stderr when NULL). */
+void stc_rt_dispatch_reports_print(FILE *stream);
+
+/* Drops every decision of site (memory and disk) and empties its static
+ * slot, so the next call of each workload re-tunes; with ban, those winners
+ * other than the reference are never selected again for their workloads.
+ * STC_ERR_INVALID for NULL; STC_ERR_NOT_FOUND when the site holds none. */
+stc_status stc_rt_site_invalidate(stc_rt_site *site, bool ban);
 
 #ifdef __cplusplus
 }

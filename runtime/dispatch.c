@@ -1,0 +1,735 @@
+/* dispatch.c - stc_rt_site_enter, the slow path of compiled sites
+ * (stc/rt_dispatch.h, docs/dispatch-abi.md).
+ *
+ * In: a site descriptor and the unpacked words of one call (each argument's
+ * 3 + 2*rank words are a C-interface descriptor in memory, so descriptor
+ * pointers point into `words`; nothing is copied). Out: the selected
+ * variant runs on the caller's arguments; per (site, workload) a decision is
+ * published once (an atomic index in the site's workload table, and for a
+ * static site the winner's entry in *slot, release-ordered, which the
+ * generated fast path then loads); counters, warnings.
+ *
+ * Data. site->state points to a site_state (created on first call, never
+ * freed except by the test-only reset). Its workload table is an immutable
+ * array published through an atomic pointer: readers scan it without a lock;
+ * adding a workload copies the array under the site mutex and retires the
+ * old one (kept until reset, since a reader may still be scanning it). A
+ * workload is keyed by each argument's shape, strides and whether its offset
+ * is non-zero (element types are fixed per site); its `selected` index is -1
+ * until a decision is published. */
+#include "dispatch_internal.h"
+#include "rt_internal.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A site with more workloads than this runs the reference for new ones: the
+ * lock-free lookup is a linear scan. */
+#define MAX_WORKLOADS_PER_SITE 256
+/* The key of one call: per argument 1 + 2 * rank words. */
+#define MAX_KEY_WORDS (STC_RT_MAX_SITE_ARGS * (1 + 2 * STC_RT__MAX_RANK))
+
+typedef struct workload {
+  uint64_t hash;
+  size_t key_length; /* words */
+  int64_t *key;
+  char *text;                    /* the tuner's workload string */
+  _Atomic int32_t selected;      /* variant index, -1 = undecided */
+  atomic_uint_fast64_t calls;    /* cached calls through the runtime
+                                    (approximate under racing threads) */
+  bool has_decision;             /* under the site lock */
+  stc_decision decision;         /* under the site lock; for invalidation */
+} workload;
+
+typedef struct workload_table {
+  struct workload_table *retired_next;
+  size_t count;
+  workload *items[];
+} workload_table;
+
+typedef struct site_state {
+  stc_rt_site *site;
+  pthread_mutex_t lock;
+  _Atomic(workload_table *) table;
+  workload_table *retired; /* under lock */
+  /* Set once a call passed check_call: the descriptor is constant, so
+   * later calls with the same word count skip the full check. */
+  _Atomic uint32_t checked_words; /* 0 = not yet */
+  atomic_bool warned;      /* one warning per site */
+  atomic_bool checked_all; /* STC_TUNE_CHECK_ALL ran for this site */
+  struct site_state *next; /* registry (g_registry_lock) */
+} site_state;
+
+static pthread_mutex_t g_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static site_state *g_sites;
+
+static atomic_uint_fast64_t g_selections, g_fallbacks, g_checked_variants,
+    g_check_mismatches, g_rechecks, g_recheck_invalidations;
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- site state ---- */
+
+static site_state *state_of(stc_rt_site *site) {
+  site_state *s = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+  if (s)
+    return s;
+  site_state *fresh = calloc(1, sizeof *fresh);
+  if (!fresh)
+    return NULL;
+  fresh->site = site;
+  pthread_mutex_init(&fresh->lock, NULL);
+  void *expected = NULL;
+  if (!__atomic_compare_exchange_n(&site->state, &expected, fresh, false,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_destroy(&fresh->lock);
+    free(fresh);
+    return expected; /* another thread won */
+  }
+  pthread_mutex_lock(&g_registry_lock);
+  fresh->next = g_sites;
+  g_sites = fresh;
+  pthread_mutex_unlock(&g_registry_lock);
+  return fresh;
+}
+
+static const char *site_name(const stc_rt_site *site) {
+  return site && site->site_id ? site->site_id : "(unnamed site)";
+}
+
+/* Warns once per site (or on every call when no state can be kept). */
+static void warn_site(stc_rt_site *site, const char *why) {
+  site_state *s = site ? state_of(site) : NULL;
+  if (s && atomic_exchange(&s->warned, true))
+    return;
+  stc_rt__warn("site '%s': %s; running the reference", site_name(site), why);
+}
+
+/* ---- checking a call ---- */
+
+typedef enum site_check {
+  SITE_OK,             /* tunable */
+  SITE_REFERENCE_ONLY, /* descriptors usable, but only the reference runs */
+  SITE_UNUSABLE,       /* nothing can be called safely */
+} site_check;
+
+/* Validates site and words, and points desc[i] at argument i's words. */
+static site_check check_call(const stc_rt_site *site, uint64_t *words,
+                             uint32_t num_words, void **desc, char *why,
+                             size_t why_size) {
+  if (!site->args || !site->variants || site->num_args == 0 ||
+      site->num_args > STC_RT_MAX_SITE_ARGS ||
+      site->reference >= site->num_variants ||
+      !site->variants[site->reference].ciface) {
+    snprintf(why, why_size, "malformed site descriptor");
+    return SITE_UNUSABLE;
+  }
+  uint64_t needed = 0;
+  bool huge_rank = false, bad_element = false;
+  for (uint32_t i = 0; i < site->num_args; i++) {
+    uint32_t rank = site->args[i].rank;
+    huge_rank |= rank > STC_RT__MAX_RANK;
+    bad_element |= stc_rt__element_size(site->args[i].element) == 0;
+    if (words && needed + 3 + 2 * (uint64_t)rank <= num_words)
+      desc[i] = &words[needed];
+    needed += 3 + 2 * (uint64_t)rank;
+  }
+  if (!words || needed > num_words) {
+    snprintf(why, why_size,
+             "%" PRIu32 " argument words where the site needs %" PRIu64
+             "; not called",
+             num_words, needed);
+    return SITE_UNUSABLE;
+  }
+  if (site->abi_version != STC_RT_DISPATCH_ABI_VERSION) {
+    snprintf(why, why_size, "dispatch ABI version %" PRIu32 ", runtime has %d",
+             site->abi_version, STC_RT_DISPATCH_ABI_VERSION);
+    return SITE_REFERENCE_ONLY;
+  }
+  if (needed != num_words) {
+    snprintf(why, why_size,
+             "%" PRIu32 " argument words where the arguments' ranks need "
+             "%" PRIu64,
+             num_words, needed);
+    return SITE_REFERENCE_ONLY;
+  }
+  if (huge_rank) {
+    snprintf(why, why_size, "an argument's rank exceeds %d", STC_RT__MAX_RANK);
+    return SITE_REFERENCE_ONLY;
+  }
+  if (bad_element) {
+    snprintf(why, why_size, "an argument has an unknown element type");
+    return SITE_REFERENCE_ONLY;
+  }
+  for (uint32_t v = 0; v < site->num_variants; v++)
+    if (!site->variants[v].ciface || !site->variants[v].name) {
+      snprintf(why, why_size, "variant %" PRIu32 " has no entry or name", v);
+      return SITE_REFERENCE_ONLY;
+    }
+  return SITE_OK;
+}
+
+static void run_reference(const stc_rt_site *site, void *const *desc) {
+  atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  stc_rt__call_variant(site, site->reference, desc);
+}
+
+/* ---- workloads ---- */
+
+/* The binary workload key of one call; returns its length in words. */
+static size_t workload_key(const stc_rt_site *site, void *const *desc,
+                           int64_t *key) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < site->num_args; i++) {
+    const int64_t *w = desc[i];
+    uint32_t rank = site->args[i].rank;
+    key[n++] = w[2] != 0;
+    memcpy(&key[n], &w[3], 2 * rank * sizeof(int64_t));
+    n += 2 * rank;
+  }
+  return n;
+}
+
+/* A word-at-a-time hash of a key: on the per-call path, where a byte-wise
+ * FNV-1a (stc_hash64) cost most of a cached dynamic dispatch. */
+static uint64_t key_hash(const int64_t *key, size_t length) {
+  uint64_t hash = UINT64_C(0x9E3779B97F4A7C15) ^ length;
+  for (size_t i = 0; i < length; i++) {
+    hash = (hash ^ (uint64_t)key[i]) * UINT64_C(0xBF58476D1CE4E5B9);
+    hash ^= hash >> 31;
+  }
+  return hash;
+}
+
+/* "f32[32x32:32,1] f32[...]+off ..." - readable, and unique per key. */
+static char *workload_text(const stc_rt_site *site, const int64_t *key) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  if (!out)
+    return NULL;
+  size_t n = 0;
+  for (uint32_t i = 0; i < site->num_args; i++) {
+    uint32_t rank = site->args[i].rank;
+    bool offset = key[n++] != 0;
+    fprintf(out, "%s%s[", i ? " " : "",
+            stc_rt__element_name(site->args[i].element));
+    for (uint32_t d = 0; d < rank; d++)
+      fprintf(out, "%s%" PRId64, d ? "x" : "", key[n + d]);
+    fputc(':', out);
+    for (uint32_t d = 0; d < rank; d++)
+      fprintf(out, "%s%" PRId64, d ? "," : "", key[n + rank + d]);
+    fputs(offset ? "]+off" : "]", out);
+    n += 2 * rank;
+  }
+  if (fclose(out) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+static workload *table_find(site_state *s, const int64_t *key, size_t length,
+                            uint64_t hash) {
+  workload_table *t = atomic_load_explicit(&s->table, memory_order_acquire);
+  for (size_t i = 0; t && i < t->count; i++) {
+    workload *w = t->items[i];
+    if (w->hash == hash && w->key_length == length &&
+        memcmp(w->key, key, length * sizeof *key) == 0)
+      return w;
+  }
+  return NULL;
+}
+
+static void workload_free(workload *w) {
+  if (!w)
+    return;
+  free(w->key);
+  free(w->text);
+  stc_decision_clear(&w->decision);
+  free(w);
+}
+
+/* Finds or adds the workload; NULL without memory or past the limit
+ * (*full says which). */
+static workload *table_add(site_state *s, const int64_t *key, size_t length,
+                           uint64_t hash, bool *full) {
+  *full = false;
+  pthread_mutex_lock(&s->lock);
+  workload *w = table_find(s, key, length, hash);
+  if (w)
+    goto done;
+  workload_table *old = atomic_load_explicit(&s->table, memory_order_relaxed);
+  size_t count = old ? old->count : 0;
+  if (count >= MAX_WORKLOADS_PER_SITE) {
+    *full = true;
+    goto done;
+  }
+  workload_table *t =
+      malloc(sizeof *t + (count + 1) * sizeof(workload *));
+  w = calloc(1, sizeof *w);
+  if (w) {
+    w->key = malloc(length ? length * sizeof *key : 1);
+    w->text = workload_text(s->site, key);
+  }
+  if (!t || !w || !w->key || !w->text) {
+    free(t);
+    workload_free(w);
+    w = NULL;
+    goto done;
+  }
+  memcpy(w->key, key, length * sizeof *key);
+  w->key_length = length;
+  w->hash = hash;
+  atomic_init(&w->selected, -1);
+  t->retired_next = NULL;
+  t->count = count + 1;
+  if (count)
+    memcpy(t->items, old->items, count * sizeof(workload *));
+  t->items[count] = w;
+  if (old) {
+    old->retired_next = s->retired;
+    s->retired = old;
+  }
+  atomic_store_explicit(&s->table, t, memory_order_release);
+done:
+  pthread_mutex_unlock(&s->lock);
+  return w;
+}
+
+/* ---- decisions ---- */
+
+static void publish_slot(stc_rt_site *site, void *entry) {
+  if (site->slot)
+    __atomic_store_n(site->slot, entry, __ATOMIC_RELEASE);
+}
+
+/* Publishes variant `index` for w unless a decision is already there; takes
+ * *decision (may be NULL). Returns the index now selected. */
+static size_t publish(site_state *s, workload *w, size_t index,
+                      stc_decision *decision,
+                      const stc_rt_dispatch_config *config) {
+  pthread_mutex_lock(&s->lock);
+  int32_t current = atomic_load_explicit(&w->selected, memory_order_relaxed);
+  if (current < 0) {
+    if (decision) {
+      stc_decision_clear(&w->decision);
+      w->decision = *decision;
+      w->has_decision = true;
+      memset(decision, 0, sizeof *decision);
+    }
+    atomic_store_explicit(&w->selected, (int32_t)index, memory_order_release);
+    current = (int32_t)index;
+    /* With rechecks on, calls must keep reaching the runtime to be counted. */
+    if (config->recheck_every == 0 && s->site->variants[index].entry)
+      publish_slot(s->site, s->site->variants[index].entry);
+  }
+  pthread_mutex_unlock(&s->lock);
+  stc_decision_clear(decision);
+  return (size_t)current;
+}
+
+/* Forgets w's decision (the next call re-tunes) if it still selects index. */
+static void unpublish(site_state *s, workload *w, int32_t index) {
+  pthread_mutex_lock(&s->lock);
+  if (atomic_load_explicit(&w->selected, memory_order_relaxed) == index) {
+    atomic_store_explicit(&w->selected, -1, memory_order_release);
+    stc_decision_clear(&w->decision);
+    w->has_decision = false;
+    publish_slot(s->site, NULL);
+  }
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Prints the report of the tune that just finished for (operation, w). */
+static void print_report(const stc_rt_site *site, const char *operation,
+                         const workload *w) {
+  stc_tune_report *reports = NULL;
+  size_t count = 0;
+  if (stc_rt_dispatch_reports(&reports, &count) != STC_OK)
+    return;
+  for (size_t i = count; i-- > 0;)
+    if (reports[i].operation && reports[i].workload &&
+        strcmp(reports[i].operation, operation) == 0 &&
+        strcmp(reports[i].workload, w->text) == 0) {
+      stc_rt__report_print(&reports[i], site, stderr);
+      break;
+    }
+  stc_tune_reports_free(reports, count);
+}
+
+/* "<site id>|<op name>": the tuner's operation. Owned by the caller. */
+static char *operation_of(const stc_rt_site *site) {
+  const char *op = site->op_name ? site->op_name : "";
+  size_t size = strlen(site_name(site)) + strlen(op) + 2;
+  char *text = malloc(size);
+  if (text)
+    snprintf(text, size, "%s|%s", site_name(site), op);
+  return text;
+}
+
+/* Asks the tuner for w's variant, runs the trials, publishes. Returns the
+ * variant this call runs. */
+static size_t decide(site_state *s, workload *w, void *const *desc,
+                     stc_tuner *tuner, const stc_rt_dispatch_config *config) {
+  stc_rt_site *site = s->site;
+  size_t reference = site->reference, count = site->num_variants;
+  char environment[4096], message[512] = "";
+  stc_candidate *candidates = calloc(count, sizeof *candidates);
+  char *operation = operation_of(site);
+  stc_rt__trial *trial = NULL;
+  if (!candidates || !operation) {
+    warn_site(site, "out of memory while building the tuning problem");
+    goto fallback; /* not published: a later call may have memory */
+  }
+  bool persistent = stc_rt_environment_reliable();
+  if (stc_rt_environment(environment, sizeof environment) != STC_OK) {
+    snprintf(environment, sizeof environment, "cpu:unknown");
+    persistent = false; /* over-long tags: an identity we cannot trust */
+  }
+  for (size_t v = 0; v < count; v++) {
+    const stc_rt_variant *variant = &site->variants[v];
+    candidates[v].name = variant->name;
+    candidates[v].revision = variant->revision;
+    candidates[v].workspace_known = variant->workspace_bytes != UINT64_MAX;
+    candidates[v].workspace_bytes = variant->workspace_bytes;
+    candidates[v].eligible = stc_rt__ineligible_reason(site, v) == NULL;
+  }
+  stc_status status =
+      stc_rt__trial_create(site, desc, &trial, message, sizeof message);
+  if (status != STC_OK) {
+    warn_site(site, message);
+    if (status == STC_ERR_NOMEM)
+      goto fallback;
+    free(candidates);
+    free(operation);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+    return publish(s, w, reference, NULL, config);
+  }
+  stc_problem problem = {STC_SCOPE_OPERATOR, operation, environment, w->text,
+                         NULL, persistent};
+  stc_trial_runner runner = stc_rt__trial_runner(trial);
+  stc_tuner_stats before;
+  stc_tuner_stats_get(tuner, &before);
+  stc_decision decision;
+  memset(&decision, 0, sizeof decision);
+  stc_error err;
+  stc_error_clear(&err);
+  uint64_t start = now_ns();
+  status = stc_tuner_select(tuner, &problem, candidates, count, reference,
+                            &runner, &decision, &err);
+  stc_rt__tuning_ns_add(now_ns() - start);
+  atomic_fetch_add_explicit(&g_selections, 1, memory_order_relaxed);
+  stc_rt__note_cache_warnings(tuner, before.cache_warnings);
+  stc_rt__trial_destroy(trial);
+  size_t chosen = reference;
+  if (status != STC_OK) {
+    char why[1200];
+    snprintf(why, sizeof why, "tuning failed (%s): %s",
+             stc_status_str(status), err.message);
+    warn_site(site, why);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+    chosen = publish(s, w, reference, NULL, config);
+  } else if (decision.source == STC_SOURCE_BUSY ||
+             decision.source == STC_SOURCE_NESTED) {
+    /* Someone else is tuning: run the reference now, decide later. */
+    stc_decision_clear(&decision);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else {
+    bool tuned = decision.source == STC_SOURCE_TUNED;
+    chosen = decision.index < count ? decision.index : reference;
+    chosen = publish(s, w, chosen, &decision, config);
+    if (tuned && config->print_reports)
+      print_report(site, operation, w);
+  }
+  free(candidates);
+  free(operation);
+  return chosen;
+fallback:
+  free(candidates);
+  free(operation);
+  atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  return reference;
+}
+
+/* STC_TUNE_CHECK_ALL: validates every variant against the reference on
+ * scratch state and prints one line each plus a summary. */
+static void check_all(site_state *s, const workload *w, void *const *desc,
+                      const stc_rt_dispatch_config *config) {
+  stc_rt_site *site = s->site;
+  char message[512] = "";
+  stc_rt__trial *trial = NULL;
+  uint64_t start = now_ns();
+  if (stc_rt__trial_create(site, desc, &trial, message, sizeof message) !=
+      STC_OK) {
+    stc_rt__warn("check-all: site '%s': %s", site_name(site), message);
+    return;
+  }
+  size_t checked = 0, mismatches = 0;
+  for (size_t v = 0; v < site->num_variants; v++) {
+    const char *name = site->variants[v].name;
+    const char *reason = stc_rt__ineligible_reason(site, v);
+    if (reason) {
+      fprintf(stderr, "stc: check-all: %s [%s] %s: skipped (%s)\n",
+              site_name(site), w->text, name, reason);
+      continue;
+    }
+    stc_rt__comparison c;
+    stc_rt__trial_compare(trial, site->reference, v,
+                          &config->policy.tolerance, &c);
+    checked++;
+    if (!c.supported)
+      fprintf(stderr,
+              "stc: check-all: %s [%s] %s: unsupported (%" PRIu64
+              " bytes over the read-back limit)\n",
+              site_name(site), w->text, name, c.compared_bytes);
+    else if (c.mismatches) {
+      mismatches++;
+      fprintf(stderr,
+              "stc: check-all: %s [%s] %s: FAIL (%" PRIu64
+              " mismatches, max error %g)\n",
+              site_name(site), w->text, name, c.mismatches, c.max_error);
+    } else {
+      fprintf(stderr, "stc: check-all: %s [%s] %s: pass (max error %g)\n",
+              site_name(site), w->text, name, c.max_error);
+    }
+  }
+  fprintf(stderr, "stc: check-all: %zu variants, %zu mismatches (site %s)\n",
+          checked, mismatches, site_name(site));
+  stc_rt__trial_destroy(trial);
+  atomic_fetch_add_explicit(&g_checked_variants, checked, memory_order_relaxed);
+  atomic_fetch_add_explicit(&g_check_mismatches, mismatches,
+                            memory_order_relaxed);
+  stc_rt__tuning_ns_add(now_ns() - start);
+}
+
+/* STC_TUNE_RECHECK_EVERY: replays reference and winner on scratch state
+ * (paired, alternating which runs first), checks the winner's result and
+ * feeds the pair to the tuner; an invalidated winner is unpublished so the
+ * next call re-tunes. */
+static void recheck(site_state *s, workload *w, int32_t selected,
+                    void *const *desc, stc_tuner *tuner,
+                    const stc_rt_dispatch_config *config, uint64_t call) {
+  stc_rt_site *site = s->site;
+  stc_decision copy;
+  memset(&copy, 0, sizeof copy);
+  pthread_mutex_lock(&s->lock);
+  bool usable = w->has_decision &&
+                (w->decision.source == STC_SOURCE_TUNED ||
+                 w->decision.source == STC_SOURCE_MEMORY_CACHE ||
+                 w->decision.source == STC_SOURCE_DISK_CACHE);
+  if (usable) {
+    copy = w->decision;
+    copy.name = strdup(w->decision.name ? w->decision.name : "");
+    copy.cache_key = strdup(w->decision.cache_key ? w->decision.cache_key : "");
+    usable = copy.name && copy.cache_key;
+  }
+  pthread_mutex_unlock(&s->lock);
+  stc_rt__trial *trial = NULL;
+  char message[512];
+  uint64_t start = now_ns();
+  if (usable &&
+      stc_rt__trial_create(site, desc, &trial, message, sizeof message) ==
+          STC_OK) {
+    size_t reference = site->reference, first = reference,
+           second = (size_t)selected;
+    if ((call / config->recheck_every) & 1) {
+      first = (size_t)selected;
+      second = reference;
+    }
+    uint64_t ns_first = 0, ns_second = 0;
+    stc_rt__trial_measure(trial, first, &ns_first);
+    stc_rt__trial_measure(trial, second, &ns_second);
+    uint64_t reference_ns = first == reference ? ns_first : ns_second;
+    uint64_t selected_ns = first == reference ? ns_second : ns_first;
+    stc_rt__comparison c;
+    stc_rt__trial_compare(trial, reference, (size_t)selected,
+                          &config->policy.tolerance, &c);
+    bool invalidated = false;
+    if (c.supported && c.mismatches) {
+      stc_tuner_invalidate(tuner, &copy, true); /* now wrong: never again */
+      invalidated = true;
+    } else if (c.supported && reference_ns && selected_ns) {
+      stc_tuner_record_comparison(tuner, &copy, reference_ns, selected_ns,
+                                  true, &invalidated);
+    }
+    atomic_fetch_add_explicit(&g_rechecks, 1, memory_order_relaxed);
+    if (invalidated) {
+      atomic_fetch_add_explicit(&g_recheck_invalidations, 1,
+                                memory_order_relaxed);
+      unpublish(s, w, selected);
+    }
+  }
+  stc_rt__trial_destroy(trial);
+  stc_decision_clear(&copy);
+  stc_rt__tuning_ns_add(now_ns() - start);
+}
+
+/* ---- the slow path ---- */
+
+void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
+                       uint32_t num_words) {
+  void *desc[STC_RT_MAX_SITE_ARGS] = {0};
+  char why[256];
+  if (!site)
+    return;
+  site_state *s = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+  if (s && words && num_words &&
+      atomic_load_explicit(&s->checked_words, memory_order_relaxed) ==
+          num_words) {
+    uint32_t first = 0;
+    for (uint32_t i = 0; i < site->num_args; i++) {
+      desc[i] = &words[first];
+      first += 3 + 2 * site->args[i].rank;
+    }
+  } else {
+    site_check check =
+        check_call(site, words, num_words, desc, why, sizeof why);
+    if (check != SITE_OK) {
+      warn_site(site, why);
+      if (check == SITE_REFERENCE_ONLY)
+        run_reference(site, desc);
+      else
+        atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+      return;
+    }
+    if (!(s = state_of(site))) {
+      run_reference(site, desc); /* no memory for state: untuned but correct */
+      return;
+    }
+    atomic_store_explicit(&s->checked_words, num_words, memory_order_relaxed);
+  }
+  int64_t key[MAX_KEY_WORDS];
+  size_t length = workload_key(site, desc, key);
+  uint64_t hash = key_hash(key, length);
+  workload *w = table_find(s, key, length, hash);
+  if (w) {
+    int32_t selected =
+        atomic_load_explicit(&w->selected, memory_order_acquire);
+    if (selected >= 0) {
+      /* Load + store, not an atomic add: a locked add was a third of the
+       * cached path. Racing threads may lose counts (stats and the recheck
+       * period are approximate then); never a data race. */
+      uint64_t call =
+          atomic_load_explicit(&w->calls, memory_order_relaxed) + 1;
+      atomic_store_explicit(&w->calls, call, memory_order_relaxed);
+      const stc_rt_dispatch_config *config = NULL;
+      stc_tuner *tuner;
+      /* The tuner exists once anything was published; the load is cheap. */
+      if (selected != (int32_t)site->reference &&
+          (tuner = stc_rt__dispatch_tuner(&config)) && config->recheck_every &&
+          call % config->recheck_every == 0)
+        recheck(s, w, selected, desc, tuner, config, call);
+      stc_rt__call_variant(site, (size_t)selected, desc);
+      return;
+    }
+  }
+  const stc_rt_dispatch_config *config = NULL;
+  stc_tuner *tuner = stc_rt__dispatch_tuner(&config);
+  if (!tuner) {
+    warn_site(site, "the tuner cannot be created (out of memory?)");
+    run_reference(site, desc);
+    return;
+  }
+  bool full = false;
+  if (!w)
+    w = table_add(s, key, length, hash, &full);
+  if (!w) {
+    warn_site(site, full ? "too many workloads at this site"
+                         : "out of memory for the workload table");
+    run_reference(site, desc);
+    return;
+  }
+  if (config->check_all && !atomic_exchange(&s->checked_all, true))
+    check_all(s, w, desc, config);
+  int32_t selected = atomic_load_explicit(&w->selected, memory_order_acquire);
+  size_t chosen = selected >= 0 ? (size_t)selected
+                                : decide(s, w, desc, tuner, config);
+  stc_rt__call_variant(site, chosen, desc);
+}
+
+/* ---- control ---- */
+
+stc_status stc_rt_site_invalidate(stc_rt_site *site, bool ban) {
+  if (!site)
+    return STC_ERR_INVALID;
+  site_state *s = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+  stc_tuner *tuner = stc_rt__tuner_if_started();
+  if (!s)
+    return STC_ERR_NOT_FOUND;
+  size_t dropped = 0;
+  pthread_mutex_lock(&s->lock);
+  workload_table *t = atomic_load_explicit(&s->table, memory_order_relaxed);
+  for (size_t i = 0; t && i < t->count; i++) {
+    workload *w = t->items[i];
+    if (atomic_load_explicit(&w->selected, memory_order_relaxed) < 0)
+      continue;
+    if (w->has_decision && tuner)
+      stc_tuner_invalidate(tuner, &w->decision, ban);
+    stc_decision_clear(&w->decision);
+    w->has_decision = false;
+    atomic_store_explicit(&w->selected, -1, memory_order_release);
+    dropped++;
+  }
+  publish_slot(site, NULL);
+  pthread_mutex_unlock(&s->lock);
+  return dropped ? STC_OK : STC_ERR_NOT_FOUND;
+}
+
+void stc_rt_dispatch_stats_get(stc_rt_dispatch_stats *out) {
+  if (!out)
+    return;
+  memset(out, 0, sizeof *out);
+  stc_rt__tuner_stats(&out->tuner);
+  pthread_mutex_lock(&g_registry_lock);
+  for (site_state *s = g_sites; s; s = s->next) {
+    workload_table *t = atomic_load_explicit(&s->table, memory_order_acquire);
+    for (size_t i = 0; t && i < t->count; i++)
+      out->cached_calls += atomic_load_explicit(&t->items[i]->calls,
+                                                memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&g_registry_lock);
+  out->selections = atomic_load(&g_selections);
+  out->reference_fallbacks = atomic_load(&g_fallbacks);
+  out->checked_variants = atomic_load(&g_checked_variants);
+  out->check_mismatches = atomic_load(&g_check_mismatches);
+  out->rechecks = atomic_load(&g_rechecks);
+  out->recheck_invalidations = atomic_load(&g_recheck_invalidations);
+}
+
+void stc_rt__dispatch_reset(void) {
+  pthread_mutex_lock(&g_registry_lock);
+  for (site_state *s = g_sites, *next; s; s = next) {
+    next = s->next;
+    __atomic_store_n(&s->site->state, NULL, __ATOMIC_RELEASE);
+    publish_slot(s->site, NULL);
+    workload_table *t = atomic_load(&s->table);
+    for (size_t i = 0; t && i < t->count; i++)
+      workload_free(t->items[i]);
+    free(t);
+    for (workload_table *r = s->retired, *rn; r; r = rn) {
+      rn = r->retired_next;
+      free(r);
+    }
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+  }
+  g_sites = NULL;
+  pthread_mutex_unlock(&g_registry_lock);
+  atomic_store(&g_selections, 0);
+  atomic_store(&g_fallbacks, 0);
+  atomic_store(&g_checked_variants, 0);
+  atomic_store(&g_check_mismatches, 0);
+  atomic_store(&g_rechecks, 0);
+  atomic_store(&g_recheck_invalidations, 0);
+  stc_rt__controls_reset();
+}

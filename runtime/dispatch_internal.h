@@ -1,0 +1,102 @@
+/* dispatch_internal.h - declarations shared by the site-dispatch files of
+ * libstc_rt (dispatch.c, trial_cpu.c, controls.c) and their unit tests; not
+ * installed, not part of the public contract (stc/rt.h, stc/rt_dispatch.h). */
+#ifndef STC_DISPATCH_INTERNAL_H
+#define STC_DISPATCH_INTERNAL_H
+
+#include "stc/rt.h"
+#include "stc/rt_dispatch.h"
+#include "stc/tuner.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Ranks above this make a site unusable for tuning (the reference runs):
+ * it bounds the per-call workload key, which lives on the stack. */
+#define STC_RT__MAX_RANK 32
+
+/* ---- controls.c ---- */
+
+/* Prints "stc: warning: <message>" on stderr (the runtime's one voice). */
+void stc_rt__warn(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* The process-wide tuner, created on first use from the configuration
+ * (stc_rt_dispatch_configure, else the environment), and the configuration
+ * it was created with (read-only once published). NULL when the tuner cannot
+ * be created (out of memory): callers run the reference. */
+stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config);
+
+/* The tuner if it exists already (never creates it), else NULL. */
+stc_tuner *stc_rt__tuner_if_started(void);
+
+/* The tuner's counters, zero while it does not exist. */
+void stc_rt__tuner_stats(stc_tuner_stats *out);
+
+/* Counts a cache fault the tuner reported during a call (stats before vs
+ * after) and warns once per process. */
+void stc_rt__note_cache_warnings(stc_tuner *tuner, uint64_t before);
+
+/* Prints one report as a table on stream; site (may be NULL) adds the
+ * runtime's reason to candidates it marked ineligible. */
+void stc_rt__report_print(const stc_tune_report *report,
+                          const stc_rt_site *site, FILE *stream);
+
+/* Why variant `index` of site is ineligible at run time, or NULL. */
+const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index);
+
+/* ---- trial_cpu.c: the CPU trial runner ---- */
+
+typedef struct stc_rt__trial stc_rt__trial;
+
+/* Outcome of running reference and candidate from the same pristine state
+ * and comparing every written element. */
+typedef struct stc_rt__comparison {
+  bool supported;        /* false: over the read-back limit */
+  uint64_t mismatches;   /* elements outside tolerance */
+  double max_error;      /* largest |a - b| (inf for a non-finite mismatch) */
+  uint64_t compared_bytes;
+} stc_rt__comparison;
+
+/* Creates a trial runner for one call of site whose argument descriptors
+ * (C-interface layout) are descriptors[0..num_args-1]. Allocates a scratch
+ * buffer and a reference-output buffer per OUTPUT/INOUT argument; the
+ * caller's buffers are never written. STC_ERR_NOMEM / STC_ERR_INVALID (bad
+ * shapes) with a reason in message. The caller owns *out. */
+stc_status stc_rt__trial_create(const stc_rt_site *site,
+                                void *const *descriptors, stc_rt__trial **out,
+                                char *message, size_t message_size);
+/* Frees a trial runner; accepts NULL. */
+void stc_rt__trial_destroy(stc_rt__trial *trial);
+/* The tuner's view of the runner (validate + measure over variant indices). */
+stc_trial_runner stc_rt__trial_runner(stc_rt__trial *trial);
+/* Runs variant on scratch state restored from the caller's data; *ns is the
+ * CLOCK_MONOTONIC time of the call alone. */
+stc_status stc_rt__trial_measure(stc_rt__trial *trial, size_t variant,
+                                 uint64_t *ns);
+/* Runs reference (outputs kept after the first time) and candidate from the
+ * same pristine state and compares their written elements. */
+stc_status stc_rt__trial_compare(stc_rt__trial *trial, size_t reference,
+                                 size_t candidate,
+                                 const stc_tolerance *tolerance,
+                                 stc_rt__comparison *out);
+/* Calls variant's C-interface entry with descriptors (1..8 arguments). */
+void stc_rt__call_variant(const stc_rt_site *site, size_t variant,
+                          void *const *descriptors);
+/* Bytes per element of an stc_rt_element, 0 when unknown. */
+size_t stc_rt__element_size(uint32_t element);
+/* "f32", "f64", ...; "?" when unknown. */
+const char *stc_rt__element_name(uint32_t element);
+
+/* ---- dispatch.c, test-only ---- */
+
+/* Test-only: forgets every site's state (unpublishing static slots), counts
+ * and the tuner, and the configuration, so the next call reads the
+ * environment again (or takes a new stc_rt_dispatch_configure). No site call
+ * may be running. */
+void stc_rt__dispatch_reset(void);
+/* controls.c's half of the reset (tuner, configuration, warnings). */
+void stc_rt__controls_reset(void);
+
+#endif /* STC_DISPATCH_INTERNAL_H */

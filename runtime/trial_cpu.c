@@ -1,0 +1,441 @@
+/* trial_cpu.c - the CPU trial runner (DESIGN.md section 5): runs a site's
+ * variants on isolated state for the tuner, check-all and rechecks.
+ *
+ * In: a site and the caller's argument descriptors (C-interface layout).
+ * Inputs are shared read-only. Every OUTPUT/INOUT argument gets two private
+ * buffers covering its span (offset + lowest .. highest addressed element):
+ * "scratch" (candidate runs, measurements) and "reference outputs" (kept
+ * after the reference's first run, for validation). Before every run the
+ * buffer is restored from the caller's data, outside the timed interval; the
+ * caller's own buffer is the pristine copy, since nothing here writes it and
+ * its owner is blocked inside stc_rt_site_enter. Out: elapsed times
+ * (CLOCK_MONOTONIC around one complete call) and element-wise comparisons
+ * with |a - b| <= absolute + relative * |b| (floats), exact (integers). */
+#include "dispatch_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void (*ciface1)(void *);
+typedef void (*ciface2)(void *, void *);
+typedef void (*ciface3)(void *, void *, void *);
+typedef void (*ciface4)(void *, void *, void *, void *);
+typedef void (*ciface5)(void *, void *, void *, void *, void *);
+typedef void (*ciface6)(void *, void *, void *, void *, void *, void *);
+typedef void (*ciface7)(void *, void *, void *, void *, void *, void *,
+                        void *);
+typedef void (*ciface8)(void *, void *, void *, void *, void *, void *,
+                        void *, void *);
+
+void stc_rt__call_variant(const stc_rt_site *site, size_t variant,
+                          void *const *d) {
+  void *f = site->variants[variant].ciface;
+  switch (site->num_args) {
+  case 1: ((ciface1)f)(d[0]); break;
+  case 2: ((ciface2)f)(d[0], d[1]); break;
+  case 3: ((ciface3)f)(d[0], d[1], d[2]); break;
+  case 4: ((ciface4)f)(d[0], d[1], d[2], d[3]); break;
+  case 5: ((ciface5)f)(d[0], d[1], d[2], d[3], d[4]); break;
+  case 6: ((ciface6)f)(d[0], d[1], d[2], d[3], d[4], d[5]); break;
+  case 7: ((ciface7)f)(d[0], d[1], d[2], d[3], d[4], d[5], d[6]); break;
+  case 8: ((ciface8)f)(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]); break;
+  default: break; /* dispatch.c never calls with another count */
+  }
+}
+
+size_t stc_rt__element_size(uint32_t element) {
+  switch (element) {
+  case STC_RT_F32: case STC_RT_I32: return 4;
+  case STC_RT_F64: case STC_RT_I64: return 8;
+  case STC_RT_I8: return 1;
+  case STC_RT_I16: case STC_RT_F16: case STC_RT_BF16: return 2;
+  }
+  return 0;
+}
+
+const char *stc_rt__element_name(uint32_t element) {
+  static const char *const names[] = {"f32", "f64", "i32", "i64",
+                                      "i8",  "i16", "f16", "bf16"};
+  return element < sizeof names / sizeof *names ? names[element] : "?";
+}
+
+/* The descriptor view of the words: allocated, aligned, offset, sizes[rank],
+ * strides[rank]. */
+typedef struct view {
+  char *aligned;
+  int64_t offset;
+  const int64_t *sizes;
+  const int64_t *strides;
+} view;
+
+static view view_of(const void *descriptor, uint32_t rank) {
+  const int64_t *w = descriptor;
+  view v;
+  memcpy(&v.aligned, &w[1], sizeof v.aligned);
+  v.offset = w[2];
+  v.sizes = &w[3];
+  v.strides = &w[3 + rank];
+  return v;
+}
+
+/* One written argument's private copies. */
+typedef struct written_arg {
+  size_t index;       /* argument index */
+  uint32_t rank;
+  uint32_t element;
+  size_t element_size;
+  uint64_t elements;  /* addressed elements (product of sizes) */
+  int64_t span_first; /* caller element index of the span's first element */
+  size_t span_bytes;  /* 0 for an empty memref */
+  void *scratch;      /* span_bytes each, 64-byte aligned */
+  void *reference;
+  int64_t *scratch_descriptor; /* caller's descriptor re-pointed */
+  int64_t *reference_descriptor;
+} written_arg;
+
+struct stc_rt__trial {
+  const stc_rt_site *site;
+  void *caller[STC_RT_MAX_SITE_ARGS];
+  written_arg written[STC_RT_MAX_SITE_ARGS];
+  size_t num_written;
+  bool have_reference_outputs;
+  size_t reference_outputs_of; /* which variant filled them */
+};
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Span of the elements a descriptor addresses, relative to its offset:
+ * [lo, hi]. False on negative sizes or overflow. *elements is 0 for an empty
+ * memref. */
+static bool span_of(const view *v, uint32_t rank, int64_t *lo, int64_t *hi,
+                    uint64_t *elements) {
+  *lo = *hi = 0;
+  uint64_t count = 1;
+  for (uint32_t d = 0; d < rank; d++) {
+    if (v->sizes[d] < 0)
+      return false;
+    if (__builtin_mul_overflow(count, (uint64_t)v->sizes[d], &count))
+      return false;
+  }
+  *elements = count;
+  if (count == 0)
+    return true;
+  for (uint32_t d = 0; d < rank; d++) {
+    int64_t extent;
+    if (__builtin_mul_overflow(v->sizes[d] - 1, v->strides[d], &extent))
+      return false;
+    if (extent < 0 ? __builtin_add_overflow(*lo, extent, lo)
+                   : __builtin_add_overflow(*hi, extent, hi))
+      return false;
+  }
+  return true;
+}
+
+/* Builds one written argument's buffers and re-pointed descriptors. */
+static stc_status written_init(written_arg *w, size_t index,
+                               const stc_rt_arg *arg, void *descriptor,
+                               char *message, size_t message_size) {
+  w->index = index;
+  w->rank = arg->rank;
+  w->element = arg->element;
+  w->element_size = stc_rt__element_size(arg->element);
+  view v = view_of(descriptor, arg->rank);
+  int64_t lo, hi;
+  if (w->element_size == 0 || !span_of(&v, arg->rank, &lo, &hi, &w->elements)) {
+    snprintf(message, message_size,
+             "argument %zu: unsupported element type or bad shape", index);
+    return STC_ERR_INVALID;
+  }
+  size_t words = 3 + 2 * (size_t)arg->rank;
+  w->scratch_descriptor = malloc(words * sizeof(int64_t));
+  w->reference_descriptor = malloc(words * sizeof(int64_t));
+  if (!w->scratch_descriptor || !w->reference_descriptor)
+    goto nomem;
+  memcpy(w->scratch_descriptor, descriptor, words * sizeof(int64_t));
+  memcpy(w->reference_descriptor, descriptor, words * sizeof(int64_t));
+  if (w->elements == 0)
+    return STC_OK; /* nothing addressed: the caller's pointers are never used */
+  uint64_t span_elements = (uint64_t)(hi - lo) + 1;
+  uint64_t bytes;
+  if (__builtin_add_overflow(v.offset, lo, &w->span_first) ||
+      __builtin_mul_overflow(span_elements, (uint64_t)w->element_size,
+                             &bytes) ||
+      bytes > SIZE_MAX - 64) {
+    snprintf(message, message_size, "argument %zu: span too large", index);
+    return STC_ERR_INVALID;
+  }
+  w->span_bytes = (size_t)bytes;
+  if (posix_memalign(&w->scratch, 64, w->span_bytes) != 0) {
+    w->scratch = NULL;
+    goto nomem;
+  }
+  if (posix_memalign(&w->reference, 64, w->span_bytes) != 0) {
+    w->reference = NULL;
+    goto nomem;
+  }
+  /* The span's first element sits at the buffer start: offset' = -lo. */
+  void *pointers[2] = {w->scratch, w->reference};
+  int64_t *descriptors[2] = {w->scratch_descriptor, w->reference_descriptor};
+  for (int k = 0; k < 2; k++) {
+    memcpy(&descriptors[k][0], &pointers[k], sizeof(void *));
+    memcpy(&descriptors[k][1], &pointers[k], sizeof(void *));
+    descriptors[k][2] = -lo;
+  }
+  return STC_OK;
+nomem:
+  snprintf(message, message_size,
+           "argument %zu: out of memory for scratch buffers", index);
+  return STC_ERR_NOMEM;
+}
+
+static void written_free(written_arg *w) {
+  free(w->scratch);
+  free(w->reference);
+  free(w->scratch_descriptor);
+  free(w->reference_descriptor);
+}
+
+void stc_rt__trial_destroy(stc_rt__trial *trial) {
+  if (!trial)
+    return;
+  for (size_t i = 0; i < trial->num_written; i++)
+    written_free(&trial->written[i]);
+  free(trial);
+}
+
+stc_status stc_rt__trial_create(const stc_rt_site *site,
+                                void *const *descriptors, stc_rt__trial **out,
+                                char *message, size_t message_size) {
+  *out = NULL;
+  stc_rt__trial *t = calloc(1, sizeof *t);
+  if (!t) {
+    snprintf(message, message_size, "out of memory for the trial runner");
+    return STC_ERR_NOMEM;
+  }
+  t->site = site;
+  for (size_t i = 0; i < site->num_args; i++) {
+    t->caller[i] = descriptors[i];
+    if (site->args[i].role == STC_RT_ARG_INPUT)
+      continue;
+    stc_status status =
+        written_init(&t->written[t->num_written++], i, &site->args[i],
+                     descriptors[i], message, message_size);
+    if (status != STC_OK) {
+      stc_rt__trial_destroy(t);
+      return status;
+    }
+  }
+  *out = t;
+  return STC_OK;
+}
+
+/* Restores one buffer set from the caller's data and runs variant on it;
+ * only the call itself is inside the timed interval. */
+static void run_on(stc_rt__trial *t, size_t variant, bool reference_set,
+                   uint64_t *ns) {
+  void *args[STC_RT_MAX_SITE_ARGS];
+  memcpy(args, t->caller, sizeof args);
+  for (size_t i = 0; i < t->num_written; i++) {
+    written_arg *w = &t->written[i];
+    if (w->span_bytes) {
+      view v = view_of(t->caller[w->index], w->rank);
+      memcpy(reference_set ? w->reference : w->scratch,
+             v.aligned + w->span_first * (int64_t)w->element_size,
+             w->span_bytes);
+    }
+    args[w->index] =
+        reference_set ? w->reference_descriptor : w->scratch_descriptor;
+  }
+  uint64_t start = now_ns();
+  stc_rt__call_variant(t->site, variant, args);
+  uint64_t end = now_ns();
+  if (ns)
+    *ns = end - start;
+}
+
+stc_status stc_rt__trial_measure(stc_rt__trial *trial, size_t variant,
+                                 uint64_t *ns) {
+  if (!trial || variant >= trial->site->num_variants || !ns)
+    return STC_ERR_INVALID;
+  run_on(trial, variant, false, ns);
+  return STC_OK;
+}
+
+/* ---- comparison ---- */
+
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1f,
+           mantissa = h & 0x3ff, bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent == 0) {
+    float magnitude = ldexpf((float)mantissa, -24); /* subnormal or zero */
+    return sign ? -magnitude : magnitude;
+  } else {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static double load_float(const char *p, uint32_t element) {
+  switch (element) {
+  case STC_RT_F32: { float f; memcpy(&f, p, 4); return f; }
+  case STC_RT_F64: { double d; memcpy(&d, p, 8); return d; }
+  case STC_RT_F16: { uint16_t h; memcpy(&h, p, 2); return half_to_float(h); }
+  default: { /* bf16: the top half of an f32 */
+    uint16_t h; memcpy(&h, p, 2);
+    uint32_t bits = (uint32_t)h << 16; float f; memcpy(&f, &bits, 4);
+    return f;
+  }
+  }
+}
+
+static int64_t load_int(const char *p, uint32_t element) {
+  switch (element) {
+  case STC_RT_I8: { int8_t v; memcpy(&v, p, 1); return v; }
+  case STC_RT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+  case STC_RT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+  default: { int64_t v; memcpy(&v, p, 8); return v; }
+  }
+}
+
+static bool is_integer(uint32_t element) {
+  return element == STC_RT_I8 || element == STC_RT_I16 ||
+         element == STC_RT_I32 || element == STC_RT_I64;
+}
+
+/* Compares candidate value a with reference value b. */
+static void compare_one(const char *a, const char *b, uint32_t element,
+                        const stc_tolerance *tol, stc_rt__comparison *out) {
+  double error;
+  bool ok;
+  if (is_integer(element)) {
+    int64_t x = load_int(a, element), y = load_int(b, element);
+    ok = x == y;
+    error = fabs((double)x - (double)y);
+  } else {
+    double x = load_float(a, element), y = load_float(b, element);
+    if (!isfinite(y)) { /* a non-finite reference must be matched exactly */
+      ok = isnan(y) ? isnan(x) : x == y;
+      error = ok ? 0.0 : INFINITY;
+    } else if (!isfinite(x)) {
+      ok = false;
+      error = INFINITY;
+    } else {
+      error = fabs(x - y);
+      ok = error <= tol->absolute + tol->relative * fabs(y);
+    }
+  }
+  if (!ok)
+    out->mismatches++;
+  if (error > out->max_error || (isnan(error) && !isnan(out->max_error)))
+    out->max_error = error;
+}
+
+/* Walks every addressed element of one written argument (an odometer over
+ * its sizes; positions relative to each buffer's re-pointed offset). */
+static void compare_arg(const written_arg *w, const stc_tolerance *tol,
+                        stc_rt__comparison *out) {
+  if (w->elements == 0)
+    return;
+  view s = view_of(w->scratch_descriptor, w->rank);
+  int64_t index[STC_RT__MAX_RANK] = {0};
+  const char *a = w->scratch, *b = w->reference;
+  for (uint64_t n = 0; n < w->elements; n++) {
+    int64_t position = s.offset;
+    for (uint32_t d = 0; d < w->rank; d++)
+      position += index[d] * s.strides[d];
+    size_t byte = (size_t)position * w->element_size;
+    compare_one(a + byte, b + byte, w->element, tol, out);
+    for (uint32_t d = w->rank; d-- > 0;) { /* row-major increment */
+      if (++index[d] < s.sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
+                                 size_t candidate,
+                                 const stc_tolerance *tolerance,
+                                 stc_rt__comparison *out) {
+  memset(out, 0, sizeof *out);
+  if (!t || reference >= t->site->num_variants ||
+      candidate >= t->site->num_variants || !tolerance)
+    return STC_ERR_INVALID;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < t->num_written; i++) {
+    const written_arg *w = &t->written[i];
+    uint64_t arg_bytes;
+    /* Saturating: a broadcast (stride 0) output may address far more
+     * elements than it stores, and must then exceed any limit. */
+    if (__builtin_mul_overflow(w->elements, (uint64_t)w->element_size,
+                               &arg_bytes) ||
+        __builtin_add_overflow(bytes, arg_bytes, &bytes))
+      bytes = UINT64_MAX;
+  }
+  out->compared_bytes = bytes;
+  if (bytes > tolerance->readback_limit)
+    return STC_OK; /* supported stays false: nothing run */
+  out->supported = true;
+  if (!t->have_reference_outputs || t->reference_outputs_of != reference) {
+    run_on(t, reference, true, NULL);
+    t->have_reference_outputs = true;
+    t->reference_outputs_of = reference;
+  }
+  run_on(t, candidate, false, NULL);
+  for (size_t i = 0; i < t->num_written; i++)
+    compare_arg(&t->written[i], tolerance, out);
+  return STC_OK;
+}
+
+/* ---- the tuner's callbacks ---- */
+
+static stc_status trial_validate(void *user, size_t reference,
+                                 size_t candidate,
+                                 const stc_tolerance *tolerance,
+                                 stc_validation *outcome, char *message,
+                                 size_t message_size) {
+  stc_rt__comparison c;
+  stc_status status =
+      stc_rt__trial_compare(user, reference, candidate, tolerance, &c);
+  if (status != STC_OK)
+    return status;
+  if (!c.supported) {
+    *outcome = STC_VALIDATION_UNSUPPORTED;
+    snprintf(message, message_size,
+             "outputs of %" PRIu64 " bytes exceed the read-back limit",
+             c.compared_bytes);
+    return STC_OK;
+  }
+  if (c.mismatches) {
+    snprintf(message, message_size,
+             "wrong result: %" PRIu64 " element(s) outside tolerance, "
+             "max error %g",
+             c.mismatches, c.max_error);
+    return STC_ERR_REJECTED;
+  }
+  *outcome = STC_VALIDATION_PASSED;
+  return STC_OK;
+}
+
+static stc_status trial_measure(void *user, size_t candidate,
+                                uint64_t *elapsed_ns, char *message,
+                                size_t message_size) {
+  return stc_rt__trial_measure(user, candidate, elapsed_ns);
+}
+
+stc_trial_runner stc_rt__trial_runner(stc_rt__trial *trial) {
+  stc_trial_runner runner = {trial, trial_validate, trial_measure};
+  return runner;
+}

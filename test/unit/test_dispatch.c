@@ -1,0 +1,974 @@
+/* Unit tests of site dispatch (runtime/dispatch.c, trial_cpu.c, controls.c):
+ * hand-written sites whose "variants" are C functions with the C-interface
+ * signature - a matmul-accumulate C += A*B reference, a correct variant doing
+ * a quarter of the reference's work ("fast"), a correct one doing four times
+ * more ("slow"), one that perturbs an element ("wrong"), and a BLAS-eligible
+ * one that must never run (no vendor BLAS is loaded) - each with an unpacked
+ * `entry` too. Every test starts from stc_rt__dispatch_reset, so the tests
+ * also pass when run in one process. */
+#include "stc_test.h"
+
+#include "../../runtime/dispatch_internal.h"
+#include "stc/rt.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the variants ---- */
+
+typedef struct memref2 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} memref2;
+
+static float dot(const memref2 *a, const memref2 *b, int64_t i, int64_t j) {
+  float acc = 0;
+  for (int64_t k = 0; k < a->sizes[1]; k++)
+    acc += a->aligned[a->offset + i * a->strides[0] + k * a->strides[1]] *
+           b->aligned[b->offset + k * b->strides[0] + j * b->strides[1]];
+  return acc;
+}
+
+/* Called through a volatile pointer so repeated work cannot be optimized
+ * away: every variant computes bit-identical sums, only the amount of work
+ * differs. */
+static float (*volatile g_dot)(const memref2 *, const memref2 *, int64_t,
+                               int64_t) = dot;
+
+enum { REFERENCE, SLOW, WRONG, BLAS, FAST, NUM_VARIANTS };
+static atomic_int g_calls[NUM_VARIANTS];
+static atomic_int g_fast_repeats = 1;
+
+static void matmul(int variant, int repeats, const memref2 *a,
+                   const memref2 *b, memref2 *c) {
+  atomic_fetch_add(&g_calls[variant], 1);
+  for (int64_t i = 0; i < c->sizes[0]; i++)
+    for (int64_t j = 0; j < c->sizes[1]; j++) {
+      float acc = 0;
+      for (int r = 0; r < repeats; r++)
+        acc = g_dot(a, b, i, j);
+      c->aligned[c->offset + i * c->strides[0] + j * c->strides[1]] += acc;
+    }
+  if (variant == WRONG && c->sizes[0] > 0 && c->sizes[1] > 0)
+    c->aligned[c->offset] += 1.0f;
+}
+
+static void reference_ciface(memref2 *a, memref2 *b, memref2 *c) {
+  matmul(REFERENCE, 4, a, b, c);
+}
+static void slow_ciface(memref2 *a, memref2 *b, memref2 *c) {
+  matmul(SLOW, 16, a, b, c);
+}
+static void wrong_ciface(memref2 *a, memref2 *b, memref2 *c) {
+  matmul(WRONG, 1, a, b, c);
+}
+static void blas_ciface(memref2 *a, memref2 *b, memref2 *c) {
+  matmul(BLAS, 1, a, b, c);
+}
+static void fast_ciface(memref2 *a, memref2 *b, memref2 *c) {
+  matmul(FAST, atomic_load(&g_fast_repeats), a, b, c);
+}
+
+/* The unpacked entries generated code would publish into a slot. */
+#define UNPACKED(p)                                                           \
+  float *p##_al, float *p##_ad, int64_t p##_o, int64_t p##_s0,              \
+      int64_t p##_s1, int64_t p##_t0, int64_t p##_t1
+#define PACK(p) {p##_al, p##_ad, p##_o, {p##_s0, p##_s1}, {p##_t0, p##_t1}}
+#define DEFINE_ENTRY(name)                                                    \
+  static void name##_entry(UNPACKED(a), UNPACKED(b), UNPACKED(c)) {           \
+    memref2 a = PACK(a), b = PACK(b), c = PACK(c);                            \
+    name##_ciface(&a, &b, &c);                                                \
+  }
+DEFINE_ENTRY(reference)
+DEFINE_ENTRY(slow)
+DEFINE_ENTRY(wrong)
+DEFINE_ENTRY(blas)
+DEFINE_ENTRY(fast)
+
+typedef void (*entry_fn)(UNPACKED(a), UNPACKED(b), UNPACKED(c));
+#define SPREAD(m)                                                             \
+  (m)->allocated, (m)->aligned, (m)->offset, (m)->sizes[0], (m)->sizes[1],    \
+      (m)->strides[0], (m)->strides[1]
+
+/* What the generated dispatch function does on its fast path. */
+static bool call_through_slot(void **slot, memref2 *a, memref2 *b,
+                              memref2 *c) {
+  void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!f)
+    return false;
+  ((entry_fn)f)(SPREAD(a), SPREAD(b), SPREAD(c));
+  return true;
+}
+
+static const stc_rt_arg matmul_args[3] = {
+    {STC_RT_ARG_INPUT, STC_RT_F32, 2, 0},
+    {STC_RT_ARG_INPUT, STC_RT_F32, 2, 0},
+    {STC_RT_ARG_INOUT, STC_RT_F32, 2, 0},
+};
+
+#define VARIANT(name, eligibility)                                            \
+  {#name, "1", (void *)name##_entry, (void *)name##_ciface, 0, eligibility, 0}
+static const stc_rt_variant matmul_variants[NUM_VARIANTS] = {
+    VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
+    VARIANT(slow, STC_RT_ELIGIBLE_ALWAYS),
+    VARIANT(wrong, STC_RT_ELIGIBLE_ALWAYS),
+    VARIANT(blas, STC_RT_ELIGIBLE_BLAS),
+    VARIANT(fast, STC_RT_ELIGIBLE_ALWAYS),
+};
+
+static void *g_slot;
+static stc_rt_site g_static_site = {
+    STC_RT_DISPATCH_ABI_VERSION, 3, "test/matmul#static", "linalg.matmul",
+    matmul_args, NUM_VARIANTS, REFERENCE, matmul_variants, &g_slot, NULL};
+static stc_rt_site g_dynamic_site = {
+    STC_RT_DISPATCH_ABI_VERSION, 3, "test/matmul#dynamic", "linalg.matmul",
+    matmul_args, NUM_VARIANTS, REFERENCE, matmul_variants, NULL, NULL};
+
+/* ---- helpers ---- */
+
+/* A, B and C (row-major n x n, C possibly a padded view) with the data the
+ * reference would produce. */
+typedef struct problem {
+  int64_t n;
+  float *a, *b, *c, *expected, *a_copy, *b_copy;
+  size_t c_elements;
+  memref2 ma, mb, mc;
+} problem;
+
+static void problem_free(problem *p) {
+  free(p->a);
+  free(p->b);
+  free(p->c);
+  free(p->expected);
+  free(p->a_copy);
+  free(p->b_copy);
+}
+
+/* C is n x n inside an n x (n + pad) buffer at an offset of `offset`. */
+static void problem_init(problem *p, int64_t n, int64_t pad, int64_t offset,
+                         unsigned seed) {
+  memset(p, 0, sizeof *p);
+  p->n = n;
+  size_t nn = (size_t)(n * n);
+  p->c_elements = (size_t)(offset + n * (n + pad));
+  p->a = malloc(nn * sizeof(float));
+  p->b = malloc(nn * sizeof(float));
+  p->a_copy = malloc(nn * sizeof(float));
+  p->b_copy = malloc(nn * sizeof(float));
+  p->c = malloc(p->c_elements * sizeof(float));
+  p->expected = malloc(p->c_elements * sizeof(float));
+  srand(seed);
+  for (size_t i = 0; i < nn; i++) {
+    p->a[i] = (float)(rand() % 200 - 100) / 32.0f;
+    p->b[i] = (float)(rand() % 200 - 100) / 32.0f;
+  }
+  for (size_t i = 0; i < p->c_elements; i++)
+    p->c[i] = (float)(rand() % 50) / 8.0f;
+  memcpy(p->a_copy, p->a, nn * sizeof(float));
+  memcpy(p->b_copy, p->b, nn * sizeof(float));
+  memcpy(p->expected, p->c, p->c_elements * sizeof(float));
+  p->ma = (memref2){p->a, p->a, 0, {n, n}, {n, 1}};
+  p->mb = (memref2){p->b, p->b, 0, {n, n}, {n, 1}};
+  p->mc = (memref2){p->c, p->c, offset, {n, n}, {n + pad, 1}};
+  memref2 e = p->mc;
+  e.allocated = e.aligned = p->expected;
+  matmul(REFERENCE, 1, &p->ma, &p->mb, &e);
+  atomic_fetch_sub(&g_calls[REFERENCE], 1); /* not a dispatch */
+}
+
+/* The output is what one run of the reference gives, and the inputs are
+ * bit-identical to what the caller passed. */
+static bool problem_correct(const problem *p) {
+  size_t nn = (size_t)(p->n * p->n);
+  return memcmp(p->c, p->expected, p->c_elements * sizeof(float)) == 0 &&
+         memcmp(p->a, p->a_copy, nn * sizeof(float)) == 0 &&
+         memcmp(p->b, p->b_copy, nn * sizeof(float)) == 0;
+}
+
+/* Starts the next accumulation from the current result. */
+static void problem_rebase(problem *p) {
+  memcpy(p->c, p->expected, p->c_elements * sizeof(float));
+  memref2 e = p->mc;
+  e.allocated = e.aligned = p->expected;
+  matmul(REFERENCE, 1, &p->ma, &p->mb, &e);
+  atomic_fetch_sub(&g_calls[REFERENCE], 1);
+}
+
+/* What generated code does on the slow path: every descriptor's words in
+ * order. */
+static void enter(stc_rt_site *site, problem *p) {
+  uint64_t words[21];
+  memcpy(&words[0], &p->ma, sizeof p->ma);
+  memcpy(&words[7], &p->mb, sizeof p->mb);
+  memcpy(&words[14], &p->mc, sizeof p->mc);
+  stc_rt_site_enter(site, words, 21);
+}
+
+/* A fresh runtime with a fast, noise-tolerant test policy. */
+static void fresh_config(stc_rt_dispatch_config *config, stc_tune_mode mode,
+                         const char *cache_directory) {
+  stc_rt__dispatch_reset();
+  for (int v = 0; v < NUM_VARIANTS; v++)
+    atomic_store(&g_calls[v], 0);
+  atomic_store(&g_fast_repeats, 1);
+  stc_rt_dispatch_config_init(config);
+  config->policy.mode = mode;
+  config->policy.warmups = 1;
+  /* A shared, loaded 2-core machine (and sanitizers): more pairs and a lax
+   * noise limit; the 4x speed difference still decides by the median. */
+  config->policy.samples = 9;
+  config->policy.max_relative_mad = 1.0;
+  if (cache_directory) {
+    config->use_cache = true;
+    snprintf(config->cache_directory, sizeof config->cache_directory, "%s",
+             cache_directory);
+  }
+}
+
+static bool fresh_runtime(stc_tune_mode mode, const char *cache_directory) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, mode, cache_directory);
+  return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+}
+
+/* A directory of its own for one test. */
+static const char *test_dir(const char *name) {
+  static char path[2048];
+  snprintf(path, sizeof path, "%s/%s", stc_test_tmpdir(), name);
+  mkdir(path, 0700);
+  return path;
+}
+
+static stc_rt_dispatch_stats stats(void) {
+  stc_rt_dispatch_stats s;
+  stc_rt_dispatch_stats_get(&s);
+  return s;
+}
+
+/* The note of candidate `name` in the last report, or NULL. Owned. */
+static char *last_note(const char *name, char **winner) {
+  stc_tune_report *reports = NULL;
+  size_t count = 0;
+  char *note = NULL;
+  if (stc_rt_dispatch_reports(&reports, &count) != STC_OK || count == 0)
+    return NULL;
+  const stc_tune_report *r = &reports[count - 1];
+  for (size_t i = 0; i < r->num_candidates; i++)
+    if (strcmp(r->candidates[i].name, name) == 0)
+      note = strdup(r->candidates[i].note ? r->candidates[i].note : "");
+  if (winner)
+    *winner = strdup(r->winner);
+  stc_tune_reports_free(reports, count);
+  return note;
+}
+
+/* stderr redirected into a file between capture_begin and capture_end. */
+static int capture_begin(const char *path) {
+  fflush(stderr);
+  int saved = dup(2);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(fd, 2);
+  close(fd);
+  return saved;
+}
+
+static char *capture_end(int saved, const char *path) {
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  FILE *f = fopen(path, "r");
+  char *text = calloc(1, 1 << 16);
+  if (f && text)
+    (void)!fread(text, 1, (1 << 16) - 1, f);
+  if (f)
+    fclose(f);
+  return text;
+}
+
+static int count_of(const char *haystack, const char *needle) {
+  int n = 0;
+  for (const char *p = haystack; p && (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
+/* True when the static site published the fast variant; prints the reports
+ * otherwise, so that a timing surprise explains itself. */
+static bool slot_holds_fast(void) {
+  if (__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)fast_entry)
+    return true;
+  stc_rt_dispatch_reports_print(stderr);
+  return false;
+}
+
+/* ---- tests ---- */
+
+STC_TEST(first_call_tunes_then_cache_and_slot_serve) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  problem p;
+  problem_init(&p, 32, 0, 0, 1);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.tunes, 1);
+  STC_CHECK_EQ_U64(s.selections, 1);
+  STC_CHECK(slot_holds_fast());
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 0);
+
+  /* A later slow-path call is served from the workload table. */
+  problem_rebase(&p);
+  int fast_before = atomic_load(&g_calls[FAST]);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  s = stats();
+  STC_CHECK_EQ_U64(s.cached_calls, 1);
+  STC_CHECK_EQ_U64(s.selections, 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), fast_before + 1);
+
+  /* And the generated fast path takes the published entry. */
+  problem_rebase(&p);
+  STC_CHECK(call_through_slot(&g_slot, &p.ma, &p.mb, &p.mc));
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), fast_before + 2);
+  problem_free(&p);
+}
+
+STC_TEST(report_says_why_wrong_slow_and_blas_lost) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  problem p;
+  problem_init(&p, 32, 0, 0, 2);
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  char *winner = NULL;
+  char *wrong = last_note("wrong", &winner);
+  char *slow = last_note("slow", NULL);
+  char *blas = last_note("blas", NULL);
+  char *fast = last_note("fast", NULL);
+  bool ok = winner && wrong && slow && blas && fast;
+  if (ok) {
+    STC_CHECK_STR_EQ(winner, "fast");
+    STC_CHECK_CONTAINS(wrong, "rejected");
+    STC_CHECK_CONTAINS(wrong, "wrong result");
+    STC_CHECK_CONTAINS(slow, "lost: paired median ratio");
+    STC_CHECK_CONTAINS(fast, "won: paired median ratio");
+    STC_CHECK_CONTAINS(blas, "ineligible");
+  }
+  free(winner);
+  free(wrong);
+  free(slow);
+  free(blas);
+  free(fast);
+  STC_CHECK(ok);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 0);
+  problem_free(&p);
+}
+
+STC_TEST(printed_report_is_a_table_with_runtime_reasons) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  config.print_reports = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 24, 0, 0, 3);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/report.txt", test_dir("report"));
+  int saved = capture_begin(path);
+  enter(&g_dynamic_site, &p);
+  char *text = capture_end(saved, path);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(text != NULL);
+  STC_CHECK_CONTAINS(text, "site:     test/matmul#dynamic|linalg.matmul");
+  STC_CHECK_CONTAINS(text, "workload: f32[24x24:24,1]");
+  STC_CHECK_CONTAINS(text, "winner:   fast");
+  STC_CHECK_CONTAINS(text, "vendor BLAS not loaded");
+  STC_CHECK_CONTAINS(text, "samples");
+  free(text);
+  problem_free(&p);
+}
+
+STC_TEST(tune_off_runs_the_reference_without_tuning) {
+  STC_CHECK(fresh_runtime(STC_MODE_DISABLED, NULL));
+  problem p;
+  problem_init(&p, 16, 0, 0, 4);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  /* The reference's entry is published: no later call reaches the runtime. */
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)reference_entry);
+  problem_free(&p);
+}
+
+STC_TEST(environment_controls_are_read_once_with_warnings) {
+  const char *dir = test_dir("envcache");
+  setenv("STC_TUNE", "off", 1);
+  setenv("STC_CACHE_DIR", dir, 1);
+  setenv("STC_TUNE_SAMPLES", "3", 1);
+  setenv("STC_TUNE_WARMUPS", "lots", 1);
+  setenv("STC_TUNE_BUDGET_MS", "500", 1);
+  setenv("STC_TUNE_MIN_SPEEDUP", "1.1", 1);
+  setenv("STC_TUNE_NO_SUCH_FIELD", "1", 1);
+  setenv("STC_TUNE_REPORT", "maybe", 1);
+  setenv("STC_TUNE_RECHECK_EVERY", "9", 1);
+  stc_rt_dispatch_config config;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/warnings.txt", dir);
+  int saved = capture_begin(path);
+  stc_rt_dispatch_config_from_environment(&config);
+  char *text = capture_end(saved, path);
+  unsetenv("STC_TUNE");
+  unsetenv("STC_CACHE_DIR");
+  unsetenv("STC_TUNE_SAMPLES");
+  unsetenv("STC_TUNE_WARMUPS");
+  unsetenv("STC_TUNE_BUDGET_MS");
+  unsetenv("STC_TUNE_MIN_SPEEDUP");
+  unsetenv("STC_TUNE_NO_SUCH_FIELD");
+  unsetenv("STC_TUNE_REPORT");
+  unsetenv("STC_TUNE_RECHECK_EVERY");
+  STC_CHECK_EQ_INT(config.policy.mode, STC_MODE_DISABLED);
+  STC_CHECK_EQ_U64(config.policy.samples, 3);
+  STC_CHECK_EQ_U64(config.policy.warmups, 2); /* bad value: the default */
+  STC_CHECK_EQ_U64(config.policy.budget_ns, 500000000u);
+  STC_CHECK(config.policy.min_speedup > 1.09 && config.policy.min_speedup < 1.11);
+  STC_CHECK(config.use_cache);
+  STC_CHECK_STR_EQ(config.cache_directory, dir);
+  STC_CHECK(!config.print_reports);
+  STC_CHECK_EQ_U64(config.recheck_every, 9);
+  STC_CHECK_EQ_INT(count_of(text, "stc: warning:"), 3);
+  STC_CHECK_CONTAINS(text, "STC_TUNE_WARMUPS");
+  STC_CHECK_CONTAINS(text, "STC_TUNE_NO_SUCH_FIELD");
+  STC_CHECK_CONTAINS(text, "STC_TUNE_REPORT");
+  free(text);
+}
+
+STC_TEST(unconfigured_runtime_reads_the_environment) {
+  stc_rt__dispatch_reset();
+  for (int v = 0; v < NUM_VARIANTS; v++)
+    atomic_store(&g_calls[v], 0);
+  setenv("STC_TUNE", "off", 1);
+  setenv("STC_CACHE_DIR", test_dir("envrun"), 1);
+  problem p;
+  problem_init(&p, 8, 0, 0, 5);
+  enter(&g_dynamic_site, &p);
+  unsetenv("STC_TUNE");
+  unsetenv("STC_CACHE_DIR");
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  /* Read once: configuring now is too late. */
+  stc_rt_dispatch_config config;
+  stc_rt_dispatch_config_init(&config);
+  stc_error err;
+  STC_CHECK(stc_rt_dispatch_configure(&config, &err) == STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "already started");
+  problem_free(&p);
+}
+
+STC_TEST(cache_only_with_empty_cache_runs_the_reference) {
+  STC_CHECK(fresh_runtime(STC_MODE_CACHE_ONLY, test_dir("empty")));
+  problem p;
+  problem_init(&p, 16, 0, 0, 6);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)reference_entry);
+  problem_free(&p);
+}
+
+STC_TEST(cache_only_uses_a_decision_from_a_previous_run) {
+  STC_CHECK(stc_rt_environment_reliable()); /* else nothing persists */
+  const char *dir = test_dir("persist");
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", dir);
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 0, 7);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+
+  /* A new runtime instance, as in the next process. */
+  STC_CHECK(fresh_runtime(STC_MODE_CACHE_ONLY, directory));
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK(slot_holds_fast());
+  problem_free(&p);
+}
+
+/* Overwrites every record file under dir/v1 with junk; returns how many. */
+static int corrupt_records(const char *dir) {
+  char version[4200];
+  snprintf(version, sizeof version, "%s/v%d", dir, 1);
+  DIR *d = opendir(version);
+  int count = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (!strstr(e->d_name, ".rec"))
+      continue;
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s", version, e->d_name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+      fputs("winner: wrong\x01\x02 truncated", f);
+      fclose(f);
+      count++;
+    }
+  }
+  if (d)
+    closedir(d);
+  return count;
+}
+
+STC_TEST(corrupt_cache_file_is_a_miss_and_retunes) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("corrupt"));
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 0, 8);
+  enter(&g_static_site, &p);
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+  STC_CHECK(corrupt_records(directory) >= 1);
+
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 0);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 1);
+  STC_CHECK(slot_holds_fast());
+  problem_free(&p);
+}
+
+STC_TEST(unusable_cache_directory_warns_and_still_computes) {
+  /* A regular file where the directory should be: refused even for root. */
+  char path[4096], log[4096];
+  snprintf(path, sizeof path, "%s/not-a-directory", test_dir("unusable"));
+  snprintf(log, sizeof log, "%s/stderr.txt", test_dir("unusable"));
+  FILE *f = fopen(path, "w");
+  STC_CHECK(f != NULL);
+  fclose(f);
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, path));
+  problem p;
+  problem_init(&p, 32, 0, 0, 9);
+  int saved = capture_begin(log);
+  enter(&g_static_site, &p);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  char *text = capture_end(saved, log);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_CONTAINS(text, "stc: warning: cannot use the cache directory");
+  STC_CHECK_EQ_INT(count_of(text, "stc: warning:"), 1);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK(s.tuner.cache_warnings >= 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 1);
+  free(text);
+  problem_free(&p);
+}
+
+typedef struct thread_arg {
+  pthread_barrier_t *barrier;
+  problem p;
+  bool correct;
+} thread_arg;
+
+static void *first_caller(void *opaque) {
+  thread_arg *t = opaque;
+  pthread_barrier_wait(t->barrier);
+  enter(&g_static_site, &t->p);
+  t->correct = problem_correct(&t->p);
+  return NULL;
+}
+
+STC_TEST_THREADED(concurrent_first_calls_all_correct_one_tune) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  enum { THREADS = 8 };
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, NULL, THREADS);
+  thread_arg args[THREADS];
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    args[i].barrier = &barrier;
+    problem_init(&args[i].p, 32, 0, 0, 100 + (unsigned)i);
+  }
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&threads[i], NULL, first_caller, &args[i]);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&barrier);
+  int correct = 0;
+  for (int i = 0; i < THREADS; i++) {
+    correct += args[i].correct;
+    problem_free(&args[i].p);
+  }
+  STC_CHECK_EQ_INT(correct, THREADS);
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+  /* Timing under 8 threads is too noisy to insist on the winner here. */
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) != NULL);
+}
+
+STC_TEST(dynamic_site_tunes_each_workload_once) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  problem small, large;
+  problem_init(&small, 24, 0, 0, 10);
+  problem_init(&large, 40, 0, 0, 11);
+  enter(&g_dynamic_site, &small);
+  enter(&g_dynamic_site, &large);
+  STC_CHECK(problem_correct(&small));
+  STC_CHECK(problem_correct(&large));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 2);
+  for (int i = 0; i < 3; i++) {
+    problem_rebase(&small);
+    enter(&g_dynamic_site, &small);
+    STC_CHECK(problem_correct(&small));
+    problem_rebase(&large);
+    enter(&g_dynamic_site, &large);
+    STC_CHECK(problem_correct(&large));
+  }
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.tunes, 2);
+  STC_CHECK_EQ_U64(s.cached_calls, 6);
+  STC_CHECK(g_dynamic_site.slot == NULL);
+  stc_tune_report *reports = NULL;
+  size_t count = 0;
+  STC_CHECK(stc_rt_dispatch_reports(&reports, &count) == STC_OK);
+  bool distinct = count == 2 && strcmp(reports[0].workload, reports[1].workload) != 0 &&
+                  strstr(reports[0].workload, "f32[24x24:24,1]") &&
+                  strstr(reports[1].workload, "f32[40x40:40,1]");
+  stc_tune_reports_free(reports, count);
+  STC_CHECK(distinct);
+  problem_free(&small);
+  problem_free(&large);
+}
+
+STC_TEST(trials_never_touch_the_callers_arguments) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  /* C is a strided view (row pitch n + 5, offset 3): the padding must stay
+   * as it was too, and the accumulation must happen exactly once. */
+  problem p;
+  problem_init(&p, 20, 5, 3, 12);
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+  STC_CHECK(atomic_load(&g_calls[FAST]) > 1); /* trials ran, on scratch */
+  problem_free(&p);
+}
+
+STC_TEST(check_all_finds_the_wrong_variant) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_DISABLED, NULL);
+  config.check_all = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 16, 0, 0, 13);
+  char log[4096];
+  snprintf(log, sizeof log, "%s/check.txt", test_dir("checkall"));
+  int saved = capture_begin(log);
+  enter(&g_dynamic_site, &p);
+  char *text = capture_end(saved, log);
+  STC_CHECK(problem_correct(&p));
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.checked_variants, 4); /* blas skipped */
+  STC_CHECK_EQ_U64(s.check_mismatches, 1);
+  STC_CHECK_CONTAINS(text, "] wrong: FAIL (1 mismatches");
+  STC_CHECK_CONTAINS(text, "] fast: pass");
+  STC_CHECK_CONTAINS(text, "] blas: skipped (vendor BLAS not loaded)");
+  STC_CHECK_CONTAINS(text, "stc: check-all: 4 variants, 1 mismatches");
+  free(text);
+  problem_free(&p);
+}
+
+STC_TEST(recheck_invalidates_a_winner_that_became_slow) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  config.recheck_every = 1;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 32, 0, 0, 14);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+  char *first_winner = NULL;
+  free(last_note("fast", &first_winner));
+  bool fast_won = first_winner && strcmp(first_winner, "fast") == 0;
+  free(first_winner);
+  if (!fast_won)
+    stc_rt_dispatch_reports_print(stderr);
+  STC_CHECK(fast_won);
+  /* With rechecks on, calls must keep reaching the runtime. */
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  atomic_store(&g_fast_repeats, 32); /* the winner regresses: 8x the reference */
+  int calls = 0;
+  while (stats().recheck_invalidations == 0 && calls < 40) {
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+    calls++;
+  }
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.recheck_invalidations, 1);
+  STC_CHECK(s.rechecks >= 7); /* the regression window */
+  STC_CHECK(s.tuner.invalidations >= 1);
+  /* The next call re-tunes; the banned winner is not chosen again. */
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 2);
+  char *winner = NULL;
+  free(last_note("fast", &winner));
+  STC_CHECK(winner != NULL);
+  bool not_fast = strcmp(winner, "fast") != 0;
+  free(winner);
+  STC_CHECK(not_fast);
+  problem_free(&p);
+}
+
+STC_TEST(invalidate_drops_the_decision_and_the_slot) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  STC_CHECK(stc_rt_site_invalidate(&g_static_site, false) == STC_ERR_NOT_FOUND);
+  STC_CHECK(stc_rt_site_invalidate(NULL, false) == STC_ERR_INVALID);
+  problem p;
+  problem_init(&p, 32, 0, 0, 15);
+  enter(&g_static_site, &p);
+  STC_CHECK(slot_holds_fast());
+  STC_CHECK(stc_rt_site_invalidate(&g_static_site, true) == STC_OK);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.tunes, 2);
+  STC_CHECK(s.tuner.invalidations >= 1);
+  /* Banned: the re-tune picked something else. */
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) != (void *)fast_entry);
+  problem_free(&p);
+}
+
+STC_TEST(bad_calls_run_the_reference_and_warn_once) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  static stc_rt_site future, short_words;
+  static void *future_slot;
+  future = g_static_site;
+  future.abi_version = STC_RT_DISPATCH_ABI_VERSION + 1;
+  future.slot = &future_slot;
+  short_words = g_dynamic_site;
+  short_words.site_id = "test/short";
+  problem p;
+  problem_init(&p, 8, 0, 0, 16);
+  char log[4096];
+  snprintf(log, sizeof log, "%s/bad.txt", test_dir("bad"));
+  int saved = capture_begin(log);
+  enter(&future, &p);
+  problem_rebase(&p);
+  enter(&future, &p);
+  bool correct = problem_correct(&p);
+  /* Too few words: nothing can be called safely; nothing is. */
+  uint64_t words[21] = {0};
+  int calls_before = atomic_load(&g_calls[REFERENCE]);
+  stc_rt_site_enter(&short_words, words, 20);
+  stc_rt_site_enter(&short_words, NULL, 0);
+  stc_rt_site_enter(NULL, words, 21);
+  char *text = capture_end(saved, log);
+  STC_CHECK(correct);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), calls_before);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK(future_slot == NULL);
+  STC_CHECK_EQ_INT(count_of(text, "site 'test/matmul#static': dispatch ABI version 2"), 1);
+  STC_CHECK_EQ_INT(count_of(text, "site 'test/short'"), 1);
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 0);
+  free(text);
+  problem_free(&p);
+}
+
+STC_TEST(jit_symbol_table_has_site_enter) {
+  size_t count = 0;
+  const stc_rt_symbol *symbols = stc_rt_symbols(&count);
+  bool found = false;
+  for (size_t i = 0; i < count; i++)
+    found |= strcmp(symbols[i].name, "stc_rt_site_enter") == 0 &&
+             symbols[i].address == (void *)stc_rt_site_enter;
+  STC_CHECK(found);
+}
+
+STC_TEST(trial_runner_compares_with_tolerance_and_read_back_limit) {
+  /* The runner alone, on the matmul site's variants. */
+  problem p;
+  problem_init(&p, 8, 0, 0, 17);
+  float *c_before = malloc(p.c_elements * sizeof(float));
+  STC_CHECK(c_before != NULL);
+  memcpy(c_before, p.c, p.c_elements * sizeof(float));
+  stc_rt__trial *trial = NULL;
+  char message[256];
+  void *desc[3] = {&p.ma, &p.mb, &p.mc};
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  stc_tolerance tol = {1e-4, 1e-3, 1u << 20};
+  stc_rt__comparison c;
+  STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, FAST, &tol, &c) == STC_OK);
+  STC_CHECK(c.supported);
+  STC_CHECK_EQ_U64(c.mismatches, 0);
+  STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, WRONG, &tol, &c) == STC_OK);
+  STC_CHECK_EQ_U64(c.mismatches, 1);
+  STC_CHECK(c.max_error > 0.99 && c.max_error < 1.01);
+  tol.absolute = 2.0; /* now within tolerance */
+  STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, WRONG, &tol, &c) == STC_OK);
+  STC_CHECK_EQ_U64(c.mismatches, 0);
+  tol.readback_limit = 8 * 8 * 4 - 1; /* one byte short */
+  STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, FAST, &tol, &c) == STC_OK);
+  STC_CHECK(!c.supported);
+  stc_trial_runner runner = stc_rt__trial_runner(trial);
+  stc_validation outcome = STC_VALIDATION_PASSED;
+  STC_CHECK(runner.validate(runner.user, REFERENCE, FAST, &tol, &outcome,
+                            message, sizeof message) == STC_OK);
+  STC_CHECK_EQ_INT(outcome, STC_VALIDATION_UNSUPPORTED);
+  uint64_t ns = 0;
+  STC_CHECK(runner.measure(runner.user, SLOW, &ns, message, sizeof message) ==
+            STC_OK);
+  STC_CHECK(ns > 0);
+  stc_rt__trial_destroy(trial);
+  /* None of this touched the caller's data. */
+  bool untouched =
+      memcmp(c_before, p.c, p.c_elements * sizeof(float)) == 0 &&
+      memcmp(p.a, p.a_copy, (size_t)(p.n * p.n) * sizeof(float)) == 0;
+  free(c_before);
+  STC_CHECK(untouched);
+  /* A negative size is refused cleanly. */
+  p.mc.sizes[0] = -1;
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_ERR_INVALID);
+  STC_CHECK(trial == NULL);
+  problem_free(&p);
+}
+
+STC_TEST(static_shape_variants_only_run_at_static_sites) {
+  static const stc_rt_variant variants[2] = {
+      VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
+      VARIANT(fast, STC_RT_ELIGIBLE_STATIC_SHAPE),
+  };
+  static void *slot;
+  static stc_rt_site static_site = {
+      STC_RT_DISPATCH_ABI_VERSION, 3, "test/static-shape#s", "linalg.matmul",
+      matmul_args, 2, 0, variants, &slot, NULL};
+  static stc_rt_site dynamic_site = {
+      STC_RT_DISPATCH_ABI_VERSION, 3, "test/static-shape#d", "linalg.matmul",
+      matmul_args, 2, 0, variants, NULL, NULL};
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  problem p;
+  problem_init(&p, 32, 0, 0, 18);
+  enter(&dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0); /* never even tried */
+  problem_rebase(&p);
+  enter(&static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(atomic_load(&g_calls[FAST]) > 0);
+  STC_CHECK(__atomic_load_n(&slot, __ATOMIC_ACQUIRE) == (void *)fast_entry);
+  problem_free(&p);
+}
+
+STC_TEST(tuner_error_runs_the_reference_with_one_warning) {
+  /* Duplicate candidate names: the tuner rejects the request. */
+  static const stc_rt_variant variants[2] = {
+      VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
+      {"reference", "1", (void *)fast_entry, (void *)fast_ciface, 0,
+       STC_RT_ELIGIBLE_ALWAYS, 0},
+  };
+  static stc_rt_site site = {STC_RT_DISPATCH_ABI_VERSION, 3, "test/dup#1",
+                             "linalg.matmul", matmul_args, 2, 0, variants,
+                             NULL, NULL};
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  problem p;
+  problem_init(&p, 8, 0, 0, 19);
+  char log[4096];
+  snprintf(log, sizeof log, "%s/dup.txt", test_dir("dup"));
+  int saved = capture_begin(log);
+  enter(&site, &p);
+  bool first = problem_correct(&p);
+  problem_rebase(&p);
+  enter(&site, &p);
+  char *text = capture_end(saved, log);
+  STC_CHECK(first);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK_EQ_INT(count_of(text, "site 'test/dup#1': tuning failed (invalid)"), 1);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.selections, 1); /* the reference was published */
+  STC_CHECK_EQ_U64(s.cached_calls, 1);
+  free(text);
+  problem_free(&p);
+}
+
+typedef struct mixed_arg {
+  pthread_barrier_t *barrier;
+  int index;
+  int correct;
+} mixed_arg;
+
+/* Sizes by thread: new workloads are added while other threads read the
+ * table without a lock. */
+static const int64_t mixed_sizes[4] = {8, 12, 16, 20};
+
+static void *mixed_caller(void *opaque) {
+  mixed_arg *t = opaque;
+  problem p[2];
+  problem_init(&p[0], mixed_sizes[t->index % 4], 0, 0, 200u + (unsigned)t->index);
+  problem_init(&p[1], mixed_sizes[(t->index + 1) % 4], 0, 0, 300u + (unsigned)t->index);
+  pthread_barrier_wait(t->barrier);
+  for (int i = 0; i < 20; i++) {
+    problem *q = &p[i & 1];
+    problem_rebase(q);
+    enter(&g_dynamic_site, q);
+    t->correct += problem_correct(q);
+  }
+  problem_free(&p[0]);
+  problem_free(&p[1]);
+  return NULL;
+}
+
+STC_TEST_THREADED(concurrent_workloads_on_one_dynamic_site) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  enum { THREADS = 8 };
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, NULL, THREADS);
+  mixed_arg args[THREADS];
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    args[i] = (mixed_arg){&barrier, i, 0};
+    pthread_create(&threads[i], NULL, mixed_caller, &args[i]);
+  }
+  int correct = 0;
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(threads[i], NULL);
+    correct += args[i].correct;
+  }
+  pthread_barrier_destroy(&barrier);
+  STC_CHECK_EQ_INT(correct, THREADS * 20);
+  STC_CHECK(stats().tuner.tunes <= 4);
+  /* Every workload ends up tuned exactly once (busy callers retried). */
+  for (int i = 0; i < 4; i++) {
+    problem p;
+    problem_init(&p, mixed_sizes[i], 0, 0, 400u + (unsigned)i);
+    enter(&g_dynamic_site, &p);
+    bool ok = problem_correct(&p);
+    problem_free(&p);
+    STC_CHECK(ok);
+  }
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 4);
+}
