@@ -350,6 +350,17 @@ static void unpublish(site_state *s, workload *w, int32_t index) {
   pthread_mutex_unlock(&s->lock);
 }
 
+/* Prints one line for a decision that needed no exploration (a cache hit,
+ * cache-only miss or disabled tuning), so STC_TUNE_REPORT=1 shows where
+ * every site's choice came from, not only the tuned ones. */
+static void print_decision(const stc_rt_site *site, const workload *w,
+                           const stc_decision *decision) {
+  fprintf(stderr, "stc: site %s: %s -> %s (%s%s)\n", site->site_id, w->text,
+          decision->name ? decision->name : "?",
+          stc_decision_source_str(decision->source),
+          decision->verified ? ", verified" : "");
+}
+
 /* Prints the report of the tune that just finished for (operation, w). */
 static void print_report(const stc_rt_site *site, const char *operation,
                          const workload *w) {
@@ -446,6 +457,8 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   } else {
     bool tuned = decision.source == STC_SOURCE_TUNED;
+    if (!tuned && config->print_reports)
+      print_decision(site, w, &decision);
     chosen = decision.index < count ? decision.index : reference;
     chosen = publish(s, w, chosen, &decision, config);
     if (tuned && config->print_reports)
