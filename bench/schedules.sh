@@ -8,7 +8,8 @@
 # its result against the reference output and marks a mismatch "WRONG".
 #
 # usage: bench/schedules.sh [--kind KIND]... [--all] [--min-time S] [--csv FILE] [schedule.mlir ...]
-#   --kind KIND   matmul (default), batch_matmul, conv_2d_nhwc_hwcf, reduction
+#   --kind KIND   matmul (default), batch_matmul, conv_2d_nhwc_hwcf, reduction, matvec,
+#                 vecmat, conv_2d_nchw_fchw, depthwise_conv_2d_nhwc_hwc
 #   --all         every kind
 #   --min-time S  seconds of kernel calls per schedule (default 0.3)
 # Sizes: matmul 256x256x256 f32; the other kinds use the "bench" size set of
@@ -29,10 +30,11 @@ files=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --kind) kinds+=("${2:?--kind needs a value}"); shift ;;
-    --all) kinds=(matmul batch_matmul conv_2d_nhwc_hwcf reduction) ;;
+    --all) kinds=(matmul batch_matmul conv_2d_nhwc_hwcf reduction matvec vecmat conv_2d_nchw_fchw
+                  depthwise_conv_2d_nhwc_hwc) ;;
     --min-time) min_time=${2:?--min-time needs a value}; shift ;;
     --csv) csv=${2:?--csv needs a file}; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "schedules.sh: unknown option $1" >&2; exit 2 ;;
     *) files+=("$1") ;;
   esac

@@ -12,6 +12,13 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.structured.vectorize %tiled vector_sizes [1, 64, 64, 32] {create_named_contraction}
         : !transform.any_op
+    // Masked transfers become transfers with a mask operand right away: when
+    // the output fits in one tile the tile loops fold away, and canonicalization
+    // would then fold a tensor.cast into a vector.mask body ("'vector.mask' op
+    // expects only one operation to mask").
+    transform.apply_patterns to %func {
+      transform.apply_patterns.vector.lower_masked_transfers
+    } : !transform.any_op
     // Vector lowering the LLVM conversion cannot do on its own: fold the
     // vectorizer's multi_reduction into vector.contract, then unroll that into
     // outer products (FMAs); otherwise multi_reduction survives to LLVM.

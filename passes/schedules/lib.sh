@@ -24,19 +24,33 @@ stc_sched_field() {
 
 # stc_sched_sizes KIND SIZES: the size set as "NAME=VALUE ..." (template
 # placeholders without the @), derived sizes included.
-#   KIND  matmul | batch_matmul | conv_2d_nhwc_hwcf | reduction
-#   SIZES div (tile sizes divide the shape) | nondiv (they do not) | bench
+#   KIND  matmul | batch_matmul | conv_2d_nhwc_hwcf | reduction | matvec | vecmat
+#         | conv_2d_nchw_fchw | depthwise_conv_2d_nhwc_hwc
+#   SIZES div (tile sizes divide the shape) | nondiv (they do not) | small
+#         (every output dimension smaller than any tile, so the output tile
+#         loops run once: the case that broke masked vectorization) | bench
 stc_sched_sizes() {
   local subst kv
   case $1/$2 in
     matmul/div|matmul/bench) subst="M=256 N=256 K=256" ;;
     matmul/nondiv)           subst="M=100 N=70 K=50" ;;
+    matmul/small)            subst="M=6 N=5 K=20" ;;
     batch_matmul/div|batch_matmul/bench) subst="B=2 M=128 N=128 K=64" ;;
     batch_matmul/nondiv)     subst="B=3 M=100 N=70 K=50" ;;
-    conv_2d_nhwc_hwcf/div|conv_2d_nhwc_hwcf/bench) subst="H=34 W=34 C=16 KH=3 KW=3 F=32" ;;
-    conv_2d_nhwc_hwcf/nondiv) subst="H=25 W=27 C=10 KH=3 KW=3 F=14" ;;
+    batch_matmul/small)      subst="B=2 M=6 N=5 K=20" ;;
+    conv_2d_nhwc_hwcf/div|conv_2d_nhwc_hwcf/bench|conv_2d_nchw_fchw/div|conv_2d_nchw_fchw/bench)
+                             subst="H=34 W=34 C=16 KH=3 KW=3 F=32" ;;
+    conv_2d_nhwc_hwcf/nondiv|conv_2d_nchw_fchw/nondiv) subst="H=25 W=27 C=10 KH=3 KW=3 F=14" ;;
+    conv_2d_nhwc_hwcf/small|conv_2d_nchw_fchw/small)   subst="H=4 W=6 C=3 KH=3 KW=3 F=5" ;;
+    depthwise_conv_2d_nhwc_hwc/div|depthwise_conv_2d_nhwc_hwc/bench) subst="H=66 W=66 C=64 KH=3 KW=3" ;;
+    depthwise_conv_2d_nhwc_hwc/nondiv) subst="H=25 W=27 C=10 KH=3 KW=3" ;;
+    depthwise_conv_2d_nhwc_hwc/small)  subst="H=4 W=6 C=3 KH=3 KW=3" ;;
     reduction/div|reduction/bench) subst="M=256 N=512" ;;
     reduction/nondiv)        subst="M=100 N=70" ;;
+    reduction/small)         subst="M=5 N=7" ;;
+    matvec/div|matvec/bench|vecmat/div|vecmat/bench) subst="M=512 N=512" ;;
+    matvec/nondiv|vecmat/nondiv) subst="M=100 N=70" ;;
+    matvec/small|vecmat/small)   subst="M=5 N=7" ;;
     *) echo "stc_sched_sizes: unknown kind/sizes $1/$2" >&2; return 2 ;;
   esac
   local -A v=()
@@ -47,6 +61,12 @@ stc_sched_sizes() {
     conv_2d_nhwc_hwcf)
       v[OH]=$((v[H] - v[KH] + 1)); v[OW]=$((v[W] - v[KW] + 1))
       v[HW]=$((v[H] * v[W])); v[KHKWC]=$((v[KH] * v[KW] * v[C])); v[OHOW]=$((v[OH] * v[OW])) ;;
+    conv_2d_nchw_fchw)
+      v[OH]=$((v[H] - v[KH] + 1)); v[OW]=$((v[W] - v[KW] + 1))
+      v[CH]=$((v[C] * v[H])); v[FCKH]=$((v[F] * v[C] * v[KH])); v[FOH]=$((v[F] * v[OH])) ;;
+    depthwise_conv_2d_nhwc_hwc)
+      v[OH]=$((v[H] - v[KH] + 1)); v[OW]=$((v[W] - v[KW] + 1))
+      v[HW]=$((v[H] * v[W])); v[KHKW]=$((v[KH] * v[KW])); v[OHOW]=$((v[OH] * v[OW])) ;;
   esac
   for kv in "${!v[@]}"; do printf '%s=%s ' "$kv" "${v[$kv]}"; done
 }
@@ -60,8 +80,9 @@ stc_sched_flops() {
   case $1 in
     matmul) echo $((2 * v[M] * v[N] * v[K])) ;;
     batch_matmul) echo $((2 * v[B] * v[M] * v[N] * v[K])) ;;
-    conv_2d_nhwc_hwcf) echo $((2 * v[OH] * v[OW] * v[F] * v[KH] * v[KW] * v[C])) ;;
-    reduction) echo $((2 * v[M] * v[N])) ;;
+    conv_2d_nhwc_hwcf|conv_2d_nchw_fchw) echo $((2 * v[OH] * v[OW] * v[F] * v[KH] * v[KW] * v[C])) ;;
+    depthwise_conv_2d_nhwc_hwc) echo $((2 * v[OH] * v[OW] * v[C] * v[KH] * v[KW])) ;;
+    reduction|matvec|vecmat) echo $((2 * v[M] * v[N])) ;;
   esac
 }
 
@@ -78,6 +99,11 @@ stc_sched_payload() {
     batch_matmul) tmpl=batch_matmul; ka="?x?x?"; kb="?x?x?"; kc="?x?x?" ;;
     conv_2d_nhwc_hwcf) tmpl=conv; ka="?x?x?x?"; kb="?x?x?x?"; kc="?x?x?x?" ;;
     reduction) tmpl=reduction; ka="?x?"; kb="?"; kc="?" ;;
+    matvec) tmpl=matvec; ka="?x?"; kb="?"; kc="?" ;;
+    vecmat) tmpl=vecmat; ka="?"; kb="?x?"; kc="?" ;;
+    conv_2d_nchw_fchw) tmpl=conv_nchw; ka="?x?x?x?"; kb="?x?x?x?"; kc="?x?x?x?" ;;
+    depthwise_conv_2d_nhwc_hwc) tmpl=depthwise_conv; ka="?x?x?x?"; kb="?x?x?"; kc="?x?x?x?" ;;
+    *) echo "stc_sched_payload: unknown kind $kind" >&2; return 2 ;;
   esac
   local script=()
   for kv in $subst; do script+=(-e "s/@${kv%%=*}@/${kv#*=}/g"); done

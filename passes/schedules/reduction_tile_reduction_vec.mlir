@@ -32,6 +32,13 @@ module attributes {transform.with_named_sequence} {
     transform.structured.vectorize %fill vector_sizes [8, 64] : !transform.any_op
     transform.structured.vectorize %partial vector_sizes [8, 64] : !transform.any_op
     transform.structured.vectorize %combine vector_sizes [8, 64] : !transform.any_op
+    // Masked transfers become transfers with a mask operand right away: when
+    // the output fits in one tile the tile loops fold away, and canonicalization
+    // would then fold a tensor.cast into a vector.mask body ("'vector.mask' op
+    // expects only one operation to mask").
+    transform.apply_patterns to %func {
+      transform.apply_patterns.vector.lower_masked_transfers
+    } : !transform.any_op
     // multi_reduction has no direct LLVM lowering: turn it into vector.reduction
     // / elementwise adds along the innermost dimension.
     transform.apply_patterns to %func {

@@ -32,6 +32,13 @@
 // RUN: stc-opt --stc-multi-variant='all=true schedules=reduction_split8_vec' %s 2>&1 | FileCheck %s -DNAME=reduction_split8_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=reduction_tile8x64_vec' %s 2>&1 | FileCheck %s -DNAME=reduction_tile8x64_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=reduction_tile_reduction_vec' %s 2>&1 | FileCheck %s -DNAME=reduction_tile_reduction_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=conv_nchw_decompose_vec' %s 2>&1 | FileCheck %s -DNAME=conv_nchw_decompose_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=conv_nchw_im2col_vec' %s 2>&1 | FileCheck %s -DNAME=conv_nchw_im2col_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=depthwise_conv_decompose_vec' %s 2>&1 | FileCheck %s -DNAME=depthwise_conv_decompose_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=matvec_tile8x64_vec' %s 2>&1 | FileCheck %s -DNAME=matvec_tile8x64_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=matvec_tile_reduction_vec' %s 2>&1 | FileCheck %s -DNAME=matvec_tile_reduction_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=vecmat_kn_tile16x64_vec' %s 2>&1 | FileCheck %s -DNAME=vecmat_kn_tile16x64_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=vecmat_tile64x16_vec' %s 2>&1 | FileCheck %s -DNAME=vecmat_tile64x16_vec
 // RUN: for f in %stc_src_root/passes/schedules/*.mlir; do n=$(basename $f .mlir); grep -q "schedules=$n'" %s || { echo "no RUN line for built-in schedule $n"; exit 1; }; done
 
 // CHECK-NOT: remark
@@ -62,4 +69,24 @@ func.func @reduction(%x: tensor<256x512xf32>, %r0: tensor<256xf32>) -> tensor<25
     linalg.yield %s : f32
   } -> tensor<256xf32>
   return %r : tensor<256xf32>
+}
+
+func.func @matvec(%a: tensor<512x512xf32>, %x: tensor<512xf32>, %y: tensor<512xf32>) -> tensor<512xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<512x512xf32>, tensor<512xf32>) outs(%y : tensor<512xf32>) -> tensor<512xf32>
+  return %r : tensor<512xf32>
+}
+
+func.func @vecmat(%x: tensor<512xf32>, %a: tensor<512x512xf32>, %y: tensor<512xf32>) -> tensor<512xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<512xf32>, tensor<512x512xf32>) outs(%y : tensor<512xf32>) -> tensor<512xf32>
+  return %r : tensor<512xf32>
+}
+
+func.func @conv_nchw(%i: tensor<1x16x34x34xf32>, %f: tensor<32x16x3x3xf32>, %o: tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<1x16x34x34xf32>, tensor<32x16x3x3xf32>) outs(%o : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  return %r : tensor<1x32x32x32xf32>
+}
+
+func.func @depthwise_conv(%i: tensor<1x66x66x64xf32>, %f: tensor<3x3x64xf32>, %o: tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32> {
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<1x66x66x64xf32>, tensor<3x3x64xf32>) outs(%o : tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32>
+  return %r : tensor<1x64x64x64xf32>
 }
