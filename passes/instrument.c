@@ -24,6 +24,7 @@
  *
  * Options: functions=true|false (bracket function bodies; default true),
  * ops=<name>,<name>... (only these computing ops; default all). */
+#include "outline.h"
 #include "region_id.h"
 #include "stc_passes.h"
 
@@ -82,39 +83,12 @@ static MlirOperation build(const char *name, MlirLocation loc,
   return mlirOperationCreate(&state);
 }
 
-static MlirOperation build_call(MlirContext ctx, MlirLocation loc,
-                                MlirStringRef callee, intptr_t num_operands,
-                                const MlirValue *operands, intptr_t num_results,
-                                const MlirType *results, bool no_inline) {
-  MlirNamedAttribute attributes[2] = {
-      named(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, callee)),
-      named(ctx, "no_inline", mlirUnitAttrGet(ctx)),
-  };
-  return build("func.call", loc, num_operands, operands, num_results, results,
-               no_inline ? 2 : 1, attributes);
-}
-
 static MlirOperation build_i64_constant(MlirContext ctx, MlirLocation loc,
                                         int64_t value) {
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
   MlirNamedAttribute attribute =
       named(ctx, "value", mlirIntegerAttrGet(i64, value));
   return build("arith.constant", loc, 0, NULL, 1, &i64, 1, &attribute);
-}
-
-static bool is_inside(MlirOperation candidate, MlirOperation ancestor) {
-  for (MlirOperation at = candidate; !mlirOperationIsNull(at);
-       at = mlirOperationGetParentOperation(at))
-    if (mlirOperationEqual(at, ancestor))
-      return true;
-  return false;
-}
-
-static bool defined_inside(MlirValue value, MlirOperation op) {
-  if (mlirValueIsABlockArgument(value))
-    return is_inside(
-        mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), op);
-  return is_inside(mlirOpResultGetOwner(value), op);
 }
 
 /* ---- per-run state ------------------------------------------------------- */
@@ -267,8 +241,8 @@ static bool insert_begin(run_state *state, MlirOperation before,
   mlirBlockInsertOwnedOperationBefore(block, before, address);
   *pointer = mlirOperationGetResult(address, 0);
   MlirOperation begin =
-      build_call(state->ctx, loc, str(STC_RT_REGION_BEGIN_SYMBOL), 1, pointer,
-                 1, &state->i64_type, false);
+      stc__build_call(state->ctx, loc, str(STC_RT_REGION_BEGIN_SYMBOL), 1,
+                      pointer, 1, &state->i64_type, false);
   if (mlirOperationIsNull(begin)) {
     fail_at(before, PASS_NAME ": cannot build the call to @%s",
             STC_RT_REGION_BEGIN_SYMBOL);
@@ -293,8 +267,8 @@ static bool insert_end(run_state *state, MlirOperation after,
   MlirOperation end = {NULL};
   if (!mlirOperationIsNull(count)) {
     operands[2] = mlirOperationGetResult(count, 0);
-    end = build_call(state->ctx, loc, str(STC_RT_REGION_END_SYMBOL), 3,
-                     operands, 0, NULL, false);
+    end = stc__build_call(state->ctx, loc, str(STC_RT_REGION_END_SYMBOL), 3,
+                          operands, 0, NULL, false);
   }
   if (mlirOperationIsNull(count) || mlirOperationIsNull(end)) {
     if (!mlirOperationIsNull(count))
@@ -360,114 +334,42 @@ static bool instrument_function(run_state *state, table_entry *entry,
 
 /* ---- computing ops --------------------------------------------------------- */
 
-typedef struct value_list {
-  MlirValue *items;
-  size_t count, capacity;
-  bool out_of_memory;
-} value_list;
-
-static void values_add_unique(value_list *list, MlirValue value) {
-  for (size_t i = 0; i < list->count; i++)
-    if (mlirValueEqual(list->items[i], value))
-      return;
-  if (list->count == list->capacity) {
-    size_t grown = list->capacity ? list->capacity * 2 : 8;
-    MlirValue *bigger = realloc(list->items, grown * sizeof *bigger);
-    if (!bigger) {
-      list->out_of_memory = true;
-      return;
-    }
-    list->items = bigger;
-    list->capacity = grown;
-  }
-  list->items[list->count++] = value;
-}
-
-typedef struct capture_walk {
-  MlirOperation root;
-  value_list *captured;
-} capture_walk;
-
-static MlirWalkResult capture_from_payload(MlirOperation nested, void *user) {
-  capture_walk *walk = user;
-  if (mlirOperationEqual(nested, walk->root))
-    return MlirWalkResultAdvance;
-  for (intptr_t i = 0, n = mlirOperationGetNumOperands(nested); i < n; i++) {
-    MlirValue value = mlirOperationGetOperand(nested, i);
-    if (!defined_inside(value, walk->root))
-      values_add_unique(walk->captured, value);
-  }
-  return MlirWalkResultAdvance;
-}
-
 /* The outlined function's arguments: the op's operands, then every value its
  * payload uses from outside (in walk order, so deterministic). */
-static bool capture_values(MlirOperation op, value_list *captured) {
+static bool capture_values(MlirOperation op, stc_value_list *captured) {
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; i++)
-    values_add_unique(captured, mlirOperationGetOperand(op, i));
-  capture_walk walk = {op, captured};
-  mlirOperationWalk(op, capture_from_payload, &walk, MlirWalkPreOrder);
-  return !captured->out_of_memory;
+    stc__value_list_add_unique(captured, mlirOperationGetOperand(op, i));
+  return stc__capture_outside_values(op, captured);
 }
 
-/* Points every use of `value` inside `op` at `replacement`. */
-static void rewire_inside(MlirValue value, MlirOperation op,
-                          MlirValue replacement) {
-  MlirOpOperand use = mlirValueGetFirstUse(value);
-  while (!mlirOpOperandIsNull(use)) {
-    MlirOpOperand next = mlirOpOperandGetNextUse(use);
-    MlirOperation owner = mlirOpOperandGetOwner(use);
-    if (is_inside(owner, op))
-      mlirOperationSetOperand(owner, mlirOpOperandGetOperandNumber(use),
-                              replacement);
-    use = next;
-  }
-}
-
+/* A private no_inline function taking the captured values and returning
+ * op's results, marked as the outlined region `id`. */
 static MlirOperation build_outlined_function(run_state *state,
                                              MlirOperation op,
                                              const char *name,
                                              const char *id,
-                                             const value_list *captured,
+                                             const stc_value_list *captured,
                                              MlirBlock *body_out) {
-  MlirLocation loc = mlirOperationGetLocation(op);
   intptr_t num_inputs = (intptr_t)captured->count;
   intptr_t num_results = mlirOperationGetNumResults(op);
   MlirType *types = malloc(sizeof(MlirType) * (size_t)(num_inputs + num_results + 1));
-  MlirLocation *locs = malloc(sizeof(MlirLocation) * (size_t)(num_inputs + 1));
-  if (!types || !locs) {
-    free(types);
-    free(locs);
+  if (!types)
     return (MlirOperation){NULL};
-  }
-  for (intptr_t i = 0; i < num_inputs; i++) {
+  for (intptr_t i = 0; i < num_inputs; i++)
     types[i] = mlirValueGetType(captured->items[i]);
-    locs[i] = loc;
-  }
   for (intptr_t i = 0; i < num_results; i++)
     types[num_inputs + i] = mlirValueGetType(mlirOperationGetResult(op, i));
-  MlirType function_type = mlirFunctionTypeGet(state->ctx, num_inputs, types,
-                                               num_results, types + num_inputs);
-  MlirBlock body = mlirBlockCreate(num_inputs, types, locs);
-  free(types);
-  free(locs);
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(region, body);
   MlirContext ctx = state->ctx;
-  MlirNamedAttribute attributes[] = {
-      named(ctx, "sym_name", mlirStringAttrGet(ctx, str(name))),
-      named(ctx, "function_type", mlirTypeAttrGet(function_type)),
-      named(ctx, "sym_visibility", mlirStringAttrGet(ctx, str("private"))),
-      named(ctx, "no_inline", mlirUnitAttrGet(ctx)),
-      named(ctx, STC_OUTLINED_ATTR, mlirStringAttrGet(ctx, str(id))),
-  };
-  MlirOperationState func_state = mlirOperationStateGet(str("func.func"), loc);
-  mlirOperationStateAddAttributes(&func_state,
-                                  sizeof attributes / sizeof attributes[0],
-                                  attributes);
-  mlirOperationStateAddOwnedRegions(&func_state, 1, &region);
-  MlirOperation func = mlirOperationCreate(&func_state);
-  *body_out = body;
+  MlirType function_type = mlirFunctionTypeGet(ctx, num_inputs, types,
+                                               num_results, types + num_inputs);
+  free(types);
+  MlirOperation func = stc__build_private_function(
+      ctx, mlirOperationGetLocation(op), name, function_type, body_out);
+  if (mlirOperationIsNull(func))
+    return func;
+  mlirOperationSetAttributeByName(func, str("no_inline"), mlirUnitAttrGet(ctx));
+  mlirOperationSetAttributeByName(func, str(STC_OUTLINED_ATTR),
+                                  mlirStringAttrGet(ctx, str(id)));
   return func;
 }
 
@@ -480,7 +382,7 @@ static bool instrument_op(run_state *state, table_entry *entry,
                           MlirOperation *place_after) {
   MlirOperation op = region->op;
   MlirContext ctx = state->ctx;
-  value_list captured = {0};
+  stc_value_list captured = {0};
   if (!capture_values(op, &captured)) {
     free(captured.items);
     fail_at(op, PASS_NAME ": out of memory outlining region '%s'", region->id);
@@ -514,7 +416,7 @@ static bool instrument_op(run_state *state, table_entry *entry,
   }
   for (intptr_t i = 0; i < num_results; i++)
     result_types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
-  MlirOperation call = build_call(
+  MlirOperation call = stc__build_call(
       ctx, mlirOperationGetLocation(op), mlirStringAttrGetValue(symbol),
       (intptr_t)captured.count, captured.items, num_results, result_types, true);
   free(result_types);
@@ -523,32 +425,17 @@ static bool instrument_op(run_state *state, table_entry *entry,
     fail_at(op, PASS_NAME ": cannot build the call of '%s'", region->id);
     return false;
   }
-  MlirBlock block = mlirOperationGetBlock(op);
-  mlirBlockInsertOwnedOperationBefore(block, op, call);
-  for (intptr_t i = 0; i < num_results; i++)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i),
-                                  mlirOperationGetResult(call, i));
+  stc__replace_op_uses(op, call);
 
   mlirOperationRemoveFromParent(op);
   mlirBlockAppendOwnedOperation(body, op);
   for (size_t i = 0; i < captured.count; i++)
-    rewire_inside(captured.items[i], op, mlirBlockGetArgument(body, (intptr_t)i));
+    stc__rewire_inside(captured.items[i], op, mlirBlockGetArgument(body, (intptr_t)i));
   free(captured.items);
-  MlirValue *results = malloc(sizeof(MlirValue) * (size_t)(num_results + 1));
-  if (!results) {
-    fail_at(op, PASS_NAME ": out of memory outlining region '%s'", region->id);
-    return false;
-  }
-  for (intptr_t i = 0; i < num_results; i++)
-    results[i] = mlirOperationGetResult(op, i);
-  MlirOperation ret = build("func.return", mlirOperationGetLocation(op),
-                            num_results, results, 0, NULL, 0, NULL);
-  free(results);
-  if (mlirOperationIsNull(ret)) {
+  if (!stc__append_return(body, mlirOperationGetLocation(op), op)) {
     fail_at(op, PASS_NAME ": cannot build the return of '%s'", region->id);
     return false;
   }
-  mlirBlockAppendOwnedOperation(body, ret);
   mlirOperationSetDiscardableAttributeByName(op, str(STC_REGION_ATTR),
                                              mlirStringAttrGet(ctx, str(region->id)));
 

@@ -277,6 +277,15 @@ static bool take_memref(MlirType type, size_t *at, int64_t *rank) {
   return true;
 }
 
+/* False with *why set when info->args is full (the runtime's limit). */
+static bool has_room_for_arg(const site_info *info, char *why, size_t why_size) {
+  if (info->num_args < STC_RT_MAX_SITE_ARGS)
+    return true;
+  snprintf(why, why_size, "it has more than %d memref arguments",
+           STC_RT_MAX_SITE_ARGS);
+  return false;
+}
+
 /* Fills info from the descriptor and @S's signature; false with *why set
  * when the site cannot use the runtime (it keeps calling its reference). */
 static bool read_site(MlirOperation func, MlirAttribute desc, MlirSymbolTable table,
@@ -327,11 +336,8 @@ static bool read_site(MlirOperation func, MlirAttribute desc, MlirSymbolTable ta
                (int)element.length, element.data);
       return false;
     }
-    if (info->num_args == STC_RT_MAX_SITE_ARGS) {
-      snprintf(why, why_size, "it has more than %d memref arguments",
-               STC_RT_MAX_SITE_ARGS);
+    if (!has_room_for_arg(info, why, why_size))
       return false;
-    }
     arg.rank = (uint32_t)rank;
     arg.first_param = at;
     if (!take_memref(info->type, &at, &rank)) {
@@ -365,11 +371,8 @@ static bool read_site(MlirOperation func, MlirAttribute desc, MlirSymbolTable ta
       snprintf(why, why_size, "cannot tell the element type of an out-param");
       return false;
     }
-    if (info->num_args == STC_RT_MAX_SITE_ARGS) {
-      snprintf(why, why_size, "it has more than %d memref arguments",
-               STC_RT_MAX_SITE_ARGS);
+    if (!has_room_for_arg(info, why, why_size))
       return false;
-    }
     arg.rank = (uint32_t)rank;
     info->args[info->num_args++] = arg;
   }

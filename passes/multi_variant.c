@@ -48,6 +48,7 @@
  * generated transform.debug.emit_remark_at script, as stc-hot-path-schedule
  * does. Ops inside functions this pass made (reference, variants, dispatch)
  * are never sites again: a second run changes nothing. */
+#include "outline.h"
 #include "region_id.h"
 #include "schedule_library.h"
 #include "stc_passes.h"
@@ -106,11 +107,6 @@ static MlirStringRef str(const char *text) {
   return mlirStringRefCreateFromCString(text);
 }
 
-static MlirNamedAttribute named(MlirContext ctx, const char *name,
-                                MlirAttribute value) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), value);
-}
-
 static bool name_is(MlirOperation op, const char *name) {
   MlirStringRef have = mlirIdentifierStr(mlirOperationGetName(op));
   return strlen(name) == have.length && memcmp(name, have.data, have.length) == 0;
@@ -118,21 +114,6 @@ static bool name_is(MlirOperation op, const char *name) {
 
 static bool has_attr(MlirOperation op, const char *name) {
   return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str(name)));
-}
-
-static bool is_inside(MlirOperation candidate, MlirOperation ancestor) {
-  for (MlirOperation at = candidate; !mlirOperationIsNull(at);
-       at = mlirOperationGetParentOperation(at))
-    if (mlirOperationEqual(at, ancestor))
-      return true;
-  return false;
-}
-
-static bool defined_inside(MlirValue value, MlirOperation op) {
-  if (mlirValueIsABlockArgument(value))
-    return is_inside(
-        mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(value)), op);
-  return is_inside(mlirOpResultGetOwner(value), op);
 }
 
 static void text_callback(MlirStringRef part, void *user) {
@@ -592,60 +573,6 @@ static void site_name(run_state *state, site *s) {
   }
 }
 
-typedef struct value_list {
-  MlirValue *items;
-  size_t count, capacity;
-  bool out_of_memory;
-} value_list;
-
-static void values_add_unique(value_list *list, MlirValue value) {
-  for (size_t i = 0; i < list->count; i++)
-    if (mlirValueEqual(list->items[i], value))
-      return;
-  if (list->count == list->capacity) {
-    size_t grown = list->capacity ? list->capacity * 2 : 8;
-    MlirValue *bigger = realloc(list->items, grown * sizeof *bigger);
-    if (!bigger) {
-      list->out_of_memory = true;
-      return;
-    }
-    list->items = bigger;
-    list->capacity = grown;
-  }
-  list->items[list->count++] = value;
-}
-
-typedef struct capture_walk {
-  MlirOperation root;
-  value_list *captured;
-} capture_walk;
-
-static MlirWalkResult capture_from_payload(MlirOperation nested, void *user) {
-  capture_walk *walk = user;
-  if (mlirOperationEqual(nested, walk->root))
-    return MlirWalkResultAdvance;
-  for (intptr_t i = 0, n = mlirOperationGetNumOperands(nested); i < n; i++) {
-    MlirValue value = mlirOperationGetOperand(nested, i);
-    if (!defined_inside(value, walk->root))
-      values_add_unique(walk->captured, value);
-  }
-  return MlirWalkResultAdvance;
-}
-
-/* Points every use of `value` inside `op` at `replacement`. */
-static void rewire_inside(MlirValue value, MlirOperation op,
-                          MlirValue replacement) {
-  MlirOpOperand use = mlirValueGetFirstUse(value);
-  while (!mlirOpOperandIsNull(use)) {
-    MlirOpOperand next = mlirOpOperandGetNextUse(use);
-    MlirOperation owner = mlirOpOperandGetOwner(use);
-    if (is_inside(owner, op))
-      mlirOperationSetOperand(owner, mlirOpOperandGetOperandNumber(use),
-                              replacement);
-    use = next;
-  }
-}
-
 /* A value the payload uses from outside can be copied into the reference
  * only when a constant-like op (no operands, no regions) defines it. */
 static bool copyable_capture(MlirValue value) {
@@ -673,60 +600,6 @@ static MlirType site_function_type(run_state *state, MlirOperation op) {
   return type;
 }
 
-/* A private func.func @name of `type` with an empty entry block whose
- * arguments match the inputs; *body_out is that block. */
-static MlirOperation new_function(run_state *state, MlirLocation loc,
-                                  const char *name, MlirType type,
-                                  MlirBlock *body_out) {
-  intptr_t num_inputs = mlirFunctionTypeGetNumInputs(type);
-  MlirType *inputs = malloc(sizeof(MlirType) * (size_t)(num_inputs + 1));
-  MlirLocation *locs = malloc(sizeof(MlirLocation) * (size_t)(num_inputs + 1));
-  if (!inputs || !locs) {
-    free(inputs);
-    free(locs);
-    return (MlirOperation){NULL};
-  }
-  for (intptr_t i = 0; i < num_inputs; i++) {
-    inputs[i] = mlirFunctionTypeGetInput(type, i);
-    locs[i] = loc;
-  }
-  MlirBlock body = mlirBlockCreate(num_inputs, inputs, locs);
-  free(inputs);
-  free(locs);
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(region, body);
-  MlirContext ctx = state->ctx;
-  MlirNamedAttribute attributes[] = {
-      named(ctx, "sym_name", mlirStringAttrGet(ctx, str(name))),
-      named(ctx, "function_type", mlirTypeAttrGet(type)),
-      named(ctx, "sym_visibility", mlirStringAttrGet(ctx, str("private"))),
-  };
-  MlirOperationState func_state = mlirOperationStateGet(str("func.func"), loc);
-  mlirOperationStateAddAttributes(&func_state,
-                                  sizeof attributes / sizeof attributes[0],
-                                  attributes);
-  mlirOperationStateAddOwnedRegions(&func_state, 1, &region);
-  *body_out = body;
-  return mlirOperationCreate(&func_state);
-}
-
-static bool append_return(MlirBlock body, MlirLocation loc, MlirOperation from) {
-  intptr_t n = mlirOperationGetNumResults(from);
-  MlirValue *results = malloc(sizeof(MlirValue) * (size_t)(n + 1));
-  if (!results)
-    return false;
-  for (intptr_t i = 0; i < n; i++)
-    results[i] = mlirOperationGetResult(from, i);
-  MlirOperationState state = mlirOperationStateGet(str("func.return"), loc);
-  mlirOperationStateAddOperands(&state, n, results);
-  MlirOperation ret = mlirOperationCreate(&state);
-  free(results);
-  if (mlirOperationIsNull(ret))
-    return false;
-  mlirBlockAppendOwnedOperation(body, ret);
-  return true;
-}
-
 /* The reference's copy of the op loses the stc.* attributes of the
  * original (stc.region, stc.plan, ...): the site keeps the id (stc.site),
  * and a copy in the reference and in every variant would give several ops
@@ -744,12 +617,12 @@ static void drop_stc_attributes(MlirOperation op) {
 /* @S__ref: the op (a clone, operands rewired to the arguments, constants
  * its payload uses copied in) and a return. */
 static MlirOperation build_reference(run_state *state, const site *s,
-                                     MlirType type, const value_list *captured) {
+                                     MlirType type, const stc_value_list *captured) {
   MlirLocation loc = mlirOperationGetLocation(s->op);
   char name[640];
   snprintf(name, sizeof name, "%s__ref", s->name);
   MlirBlock body;
-  MlirOperation func = new_function(state, loc, name, type, &body);
+  MlirOperation func = stc__build_private_function(state->ctx, loc, name, type, &body);
   if (mlirOperationIsNull(func))
     return func;
   MlirOperation clone = mlirOperationClone(s->op);
@@ -757,12 +630,12 @@ static MlirOperation build_reference(run_state *state, const site *s,
   for (size_t i = 0; i < captured->count; i++) {
     MlirOperation constant = mlirOperationClone(mlirOpResultGetOwner(captured->items[i]));
     mlirBlockAppendOwnedOperation(body, constant);
-    rewire_inside(captured->items[i], clone, mlirOperationGetResult(constant, 0));
+    stc__rewire_inside(captured->items[i], clone, mlirOperationGetResult(constant, 0));
   }
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(clone); i < n; i++)
     mlirOperationSetOperand(clone, i, mlirBlockGetArgument(body, i));
   mlirBlockAppendOwnedOperation(body, clone);
-  if (!append_return(body, loc, clone)) {
+  if (!stc__append_return(body, loc, clone)) {
     mlirOperationDestroy(func);
     return (MlirOperation){NULL};
   }
@@ -796,7 +669,7 @@ static MlirWalkResult workspace_visit(MlirOperation op, void *user) {
     bool dynamic = false;
     uint64_t bytes = stc_type_bytes(mlirValueGetType(mlirOperationGetResult(op, 0)), &dynamic);
     walk->unknown = walk->unknown || dynamic;
-    walk->bytes = bytes > UINT64_MAX - walk->bytes ? UINT64_MAX : walk->bytes + bytes;
+    walk->bytes = stc__saturating_add(walk->bytes, bytes);
   }
   return MlirWalkResultAdvance;
 }
@@ -909,6 +782,18 @@ static void append_symbol(stc_text *text, const char *symbol) {
   stc_text_append(text, "\"", 1);
 }
 
+/* The end of an argument or result entry of the descriptor, after its
+ * opening `element = "`: the escaped element type of the shaped `type`,
+ * then its rank. */
+static void append_element_and_rank(stc_text *text, MlirType type) {
+  stc_text element = {0};
+  mlirTypePrint(mlirShapedTypeGetElementType(type), text_callback, &element);
+  stc_text_append_escaped(text, element.data ? element.data : "");
+  stc_text_free(&element);
+  stc_text_appendf(text, "\", rank = %" PRId64 " : i64}",
+                   mlirShapedTypeGetRank(type));
+}
+
 /* The site descriptor as a dictionary attribute (see the file comment). */
 static MlirAttribute descriptor(run_state *state, const site *s,
                                 const char *ref_symbol,
@@ -922,12 +807,7 @@ static MlirAttribute descriptor(run_state *state, const site *s,
     MlirType type = mlirValueGetType(mlirOperationGetOperand(s->op, i));
     stc_text_appendf(&text, "%s{role = \"%s\", element = \"", i ? ", " : "",
                      operand_role(s->op, i));
-    stc_text element = {0};
-    mlirTypePrint(mlirShapedTypeGetElementType(type), text_callback, &element);
-    stc_text_append_escaped(&text, element.data ? element.data : "");
-    stc_text_free(&element);
-    stc_text_appendf(&text, "\", rank = %" PRId64 " : i64}",
-                     mlirShapedTypeGetRank(type));
+    append_element_and_rank(&text, type);
   }
   stc_text_appendf(&text, "], variants = [{name = \"reference\", revision = "
                           "\"1\", symbol = ");
@@ -949,12 +829,7 @@ static MlirAttribute descriptor(run_state *state, const site *s,
   for (intptr_t i = 0, n = mlirOperationGetNumResults(s->op); i < n; i++) {
     MlirType type = mlirValueGetType(mlirOperationGetResult(s->op, i));
     stc_text_appendf(&text, "%s{element = \"", i ? ", " : "");
-    stc_text element = {0};
-    mlirTypePrint(mlirShapedTypeGetElementType(type), text_callback, &element);
-    stc_text_append_escaped(&text, element.data ? element.data : "");
-    stc_text_free(&element);
-    stc_text_appendf(&text, "\", rank = %" PRId64 " : i64}",
-                     mlirShapedTypeGetRank(type));
+    append_element_and_rank(&text, type);
   }
   stc_text_appendf(&text, "], static_shape = %s, reference = 0 : i64}",
                    s->dynamic ? "false" : "true");
@@ -972,7 +847,7 @@ static MlirOperation build_dispatch(run_state *state, const site *s,
                                     MlirAttribute desc) {
   MlirLocation loc = mlirOperationGetLocation(s->op);
   MlirBlock body;
-  MlirOperation func = new_function(state, loc, s->name, type, &body);
+  MlirOperation func = stc__build_private_function(state->ctx, loc, s->name, type, &body);
   if (mlirOperationIsNull(func))
     return func;
   intptr_t num_inputs = mlirFunctionTypeGetNumInputs(type);
@@ -989,17 +864,12 @@ static MlirOperation build_dispatch(run_state *state, const site *s,
     args[i] = mlirBlockGetArgument(body, i);
   for (intptr_t i = 0; i < num_results; i++)
     results[i] = mlirFunctionTypeGetResult(type, i);
-  MlirNamedAttribute callee =
-      named(state->ctx, "callee", mlirFlatSymbolRefAttrGet(state->ctx, str(ref_symbol)));
-  MlirOperationState call_state = mlirOperationStateGet(str("func.call"), loc);
-  mlirOperationStateAddOperands(&call_state, num_inputs, args);
-  mlirOperationStateAddResults(&call_state, num_results, results);
-  mlirOperationStateAddAttributes(&call_state, 1, &callee);
-  MlirOperation call = mlirOperationCreate(&call_state);
+  MlirOperation call = stc__build_call(state->ctx, loc, str(ref_symbol), num_inputs,
+                                       args, num_results, results, false);
   free(args);
   free(results);
   mlirBlockAppendOwnedOperation(body, call);
-  if (!append_return(body, loc, call)) {
+  if (!stc__append_return(body, loc, call)) {
     mlirOperationDestroy(func);
     return (MlirOperation){NULL};
   }
@@ -1026,24 +896,16 @@ static bool replace_with_call(run_state *state, const site *s, MlirType type) {
   }
   for (intptr_t i = 0; i < num_results; i++)
     results[i] = mlirFunctionTypeGetResult(type, i);
-  MlirNamedAttribute callee =
-      named(state->ctx, "callee", mlirFlatSymbolRefAttrGet(state->ctx, str(s->name)));
-  MlirOperationState call_state =
-      mlirOperationStateGet(str("func.call"), mlirOperationGetLocation(op));
-  mlirOperationStateAddOperands(&call_state, num_operands, operands);
-  mlirOperationStateAddResults(&call_state, num_results, results);
-  mlirOperationStateAddAttributes(&call_state, 1, &callee);
-  MlirOperation call = mlirOperationCreate(&call_state);
+  MlirOperation call =
+      stc__build_call(state->ctx, mlirOperationGetLocation(op), str(s->name),
+                      num_operands, operands, num_results, results, false);
   free(operands);
   free(results);
   if (mlirOperationIsNull(call))
     return false;
   mlirOperationSetDiscardableAttributeByName(
       call, str(ATTR_SITE), mlirStringAttrGet(state->ctx, str(s->id)));
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, call);
-  for (intptr_t i = 0; i < num_results; i++)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i),
-                                  mlirOperationGetResult(call, i));
+  stc__replace_op_uses(op, call);
   mlirOperationDestroy(op);
   return true;
 }
@@ -1058,10 +920,8 @@ static bool schedule_fits(const site *s, const stc_schedule *schedule) {
  * with an error emitted when the IR cannot be built (the pass fails). */
 static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
   MlirLocation loc = mlirOperationGetLocation(s->op);
-  value_list captured = {0};
-  capture_walk walk = {s->op, &captured};
-  mlirOperationWalk(s->op, capture_from_payload, &walk, MlirWalkPreOrder);
-  if (captured.out_of_memory) {
+  stc_value_list captured = {0};
+  if (!stc__capture_outside_values(s->op, &captured)) {
     free(captured.items);
     emit_error(loc, PASS_NAME ": out of memory");
     return false;

@@ -35,12 +35,12 @@ static MlirStringRef op_name(MlirOperation op) {
   return mlirIdentifierStr(mlirOperationGetName(op));
 }
 
-static uint64_t saturating_mul(uint64_t a, uint64_t b) {
+uint64_t stc__saturating_mul(uint64_t a, uint64_t b) {
   uint64_t product;
   return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
 }
 
-static uint64_t saturating_add(uint64_t a, uint64_t b) {
+uint64_t stc__saturating_add(uint64_t a, uint64_t b) {
   uint64_t sum;
   return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
@@ -598,7 +598,7 @@ uint64_t stc_type_bytes(MlirType type, bool *has_dynamic) {
           continue;
         }
         int64_t size = mlirShapedTypeGetDimSize(type, i);
-        elements = saturating_mul(elements, size > 0 ? (uint64_t)size : 0);
+        elements = stc__saturating_mul(elements, size > 0 ? (uint64_t)size : 0);
       }
     }
   } else if (element_bits(type) == 0) {
@@ -609,17 +609,17 @@ uint64_t stc_type_bytes(MlirType type, bool *has_dynamic) {
     dynamic = true;
   if (dynamic && has_dynamic)
     *has_dynamic = true;
-  return saturating_mul(elements, (bits + 7) / 8);
+  return stc__saturating_mul(elements, (bits + 7) / 8);
 }
 
 uint64_t stc_op_bytes(MlirOperation op, bool *has_dynamic) {
   uint64_t total = 0;
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; i++)
-    total = saturating_add(
+    total = stc__saturating_add(
         total, stc_type_bytes(mlirValueGetType(mlirOperationGetOperand(op, i)),
                               has_dynamic));
   for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; i++)
-    total = saturating_add(
+    total = stc__saturating_add(
         total, stc_type_bytes(mlirValueGetType(mlirOperationGetResult(op, i)),
                               has_dynamic));
   return total;

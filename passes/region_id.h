@@ -46,8 +46,9 @@
  * An op or function that already carries stc.region keeps that id (it was
  * instrumented before; its surroundings may have changed since).
  *
- * Also here: the small helpers both passes need (static byte counts, a text
- * builder with MLIR string escaping, option value parsing). Nothing here prints or aborts. */
+ * Also here: the small helpers both passes need (static byte counts,
+ * saturating arithmetic, a text builder with MLIR string escaping, option
+ * value parsing). Nothing here prints or aborts. */
 #ifndef STC_PASSES_REGION_ID_H
 #define STC_PASSES_REGION_ID_H
 
@@ -118,6 +119,10 @@ uint64_t stc_type_bytes(MlirType type, bool *has_dynamic);
 /* Bytes an op touches: every operand plus every result (stc_type_bytes).
  * Sets *has_dynamic when any of them is not statically sized. */
 uint64_t stc_op_bytes(MlirOperation op, bool *has_dynamic);
+
+/* a + b and a * b, UINT64_MAX when the exact value does not fit. */
+uint64_t stc__saturating_add(uint64_t a, uint64_t b);
+uint64_t stc__saturating_mul(uint64_t a, uint64_t b);
 
 /* A growable NUL-terminated string. Zero-initialize; free with
  * stc_text_free. After an allocation failure out_of_memory is set and later

@@ -108,16 +108,6 @@ static void emit_error(MlirOperation op, const char *message) {
   mlirEmitError(mlirOperationGetLocation(op), message);
 }
 
-static uint64_t saturating_add(uint64_t a, uint64_t b) {
-  uint64_t sum;
-  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
-}
-
-static uint64_t saturating_mul(uint64_t a, uint64_t b) {
-  uint64_t product;
-  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
-}
-
 /* ---- static estimate ------------------------------------------------------ */
 
 /* The extent of loop `dim`: the size of the first operand dimension indexed
@@ -192,11 +182,11 @@ static void estimate_op(region_info *info) {
         info->dynamic = true;
         extent = 1;
       }
-      domain = saturating_mul(domain, extent);
+      domain = stc__saturating_mul(domain, extent);
     }
     info->tunable = contraction || has_reduction_loop(op, maps);
   }
-  info->flops = contraction ? saturating_mul(domain, 2) : domain;
+  info->flops = contraction ? stc__saturating_mul(domain, 2) : domain;
   info->bytes = stc_op_bytes(op, &info->dynamic);
 }
 
@@ -208,7 +198,7 @@ static void estimate_all(schedule_run *run) {
     /* A function body's own work (outside its op regions) is taken as 0:
      * its ops are ranked on their own. */
     info->record.dispatch_count = 1;
-    info->record.total_ns = saturating_add(info->flops, info->bytes);
+    info->record.total_ns = stc__saturating_add(info->flops, info->bytes);
     info->record.max_ns = info->record.total_ns;
     info->record.bytes_total = info->bytes;
   }
@@ -342,10 +332,10 @@ static MlirWalkResult visit_call(MlirOperation op, void *user) {
     }
     uint64_t total = run->infos[i].record.total_ns;
     if (function_target)
-      *walk->nested_ns = saturating_add(*walk->nested_ns,
+      *walk->nested_ns = stc__saturating_add(*walk->nested_ns,
                                         total / (walk->callers[i] ? walk->callers[i] : 1));
     else if (outlined_target)
-      *walk->nested_ns = saturating_add(*walk->nested_ns, total);
+      *walk->nested_ns = stc__saturating_add(*walk->nested_ns, total);
   }
   return MlirWalkResultAdvance;
 }
@@ -378,7 +368,7 @@ static bool derive_self_times(schedule_run *run) {
       for (size_t k = 0; k < count; k++)
         if (run->regions.items[k].kind == STC_REGION_OP &&
             mlirOperationEqual(run->regions.items[k].func, region->op))
-          nested = saturating_add(nested, run->infos[k].record.total_ns);
+          nested = stc__saturating_add(nested, run->infos[k].record.total_ns);
       uint64_t total = run->infos[i].record.total_ns;
       self[i] = total > nested ? total - nested : 0;
     }

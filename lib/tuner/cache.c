@@ -79,14 +79,6 @@ struct stc_disk_cache {
 
 /* ---- records ------------------------------------------------------------ */
 
-static char *stc_cache_strdup(const char *text) {
-  size_t size = strlen(text) + 1;
-  char *copy = malloc(size);
-  if (copy)
-    memcpy(copy, text, size);
-  return copy;
-}
-
 void stc_cache_record_clear(stc_cache_record *record) {
   if (!record)
     return;
@@ -100,8 +92,8 @@ stc_status stc_cache_record_copy(const stc_cache_record *record,
   if (!record || !out)
     return STC_ERR_INVALID;
   stc_cache_record copy = *record;
-  copy.key = record->key ? stc_cache_strdup(record->key) : NULL;
-  copy.winner = record->winner ? stc_cache_strdup(record->winner) : NULL;
+  copy.key = record->key ? strdup(record->key) : NULL;
+  copy.winner = record->winner ? strdup(record->winner) : NULL;
   if ((record->key && !copy.key) || (record->winner && !copy.winner)) {
     stc_cache_record_clear(&copy);
     return STC_ERR_NOMEM;
@@ -579,7 +571,7 @@ static void stc_cache_examine(stc_disk_cache *cache, const char *name,
 
 /* mkdir -p with 0700 for what it creates. */
 static int stc_cache_make_parents(const char *path) {
-  char *copy = stc_cache_strdup(path);
+  char *copy = strdup(path);
   if (!copy)
     return ENOMEM;
   int result = 0;
@@ -656,7 +648,7 @@ stc_status stc_disk_cache_open(const char *directory, size_t capacity,
                   "cache needs a directory, a capacity and a time-to-live");
     return STC_ERR_INVALID;
   }
-  char *base = stc_cache_strdup(directory);
+  char *base = strdup(directory);
   if (!base)
     return STC_ERR_NOMEM;
   /* "dir/" would otherwise name the target of a symlink "dir". */
@@ -932,7 +924,7 @@ static stc_status stc_cache_scan_dir(stc_disk_cache *cache, bool remove_stale,
       capacity = grown;
     }
     stc_cache_file *file = &scan->files[scan->count];
-    file->name = stc_cache_strdup(name);
+    file->name = strdup(name);
     if (!file->name) {
       status = STC_ERR_NOMEM;
       break;
@@ -1027,14 +1019,24 @@ stc_status stc_disk_cache_list(stc_disk_cache *cache,
   return STC_OK;
 }
 
-stc_status stc_disk_cache_prune(stc_disk_cache *cache, size_t *removed,
-                                stc_error *err) {
+/* The start of prune and clear: *removed (may be NULL) is 0 until the end,
+ * then a scan of the directory that also removes stale temporaries
+ * (scan->removed counts them). */
+static stc_status stc_cache_scan_for_removal(stc_disk_cache *cache,
+                                             size_t *removed,
+                                             stc_cache_scan *scan,
+                                             stc_error *err) {
   if (removed)
     *removed = 0;
   if (!cache)
     return STC_ERR_INVALID;
+  return stc_cache_scan_dir(cache, true, scan, err);
+}
+
+stc_status stc_disk_cache_prune(stc_disk_cache *cache, size_t *removed,
+                                stc_error *err) {
   stc_cache_scan scan;
-  stc_status status = stc_cache_scan_dir(cache, true, &scan, err);
+  stc_status status = stc_cache_scan_for_removal(cache, removed, &scan, err);
   if (status != STC_OK)
     return status;
   stc_cache_scan_order(cache, &scan);
@@ -1068,12 +1070,8 @@ stc_status stc_disk_cache_prune(stc_disk_cache *cache, size_t *removed,
 
 stc_status stc_disk_cache_clear(stc_disk_cache *cache, size_t *removed,
                                 stc_error *err) {
-  if (removed)
-    *removed = 0;
-  if (!cache)
-    return STC_ERR_INVALID;
   stc_cache_scan scan;
-  stc_status status = stc_cache_scan_dir(cache, true, &scan, err);
+  stc_status status = stc_cache_scan_for_removal(cache, removed, &scan, err);
   if (status != STC_OK)
     return status;
   size_t count = scan.removed;

@@ -41,14 +41,6 @@ bool stc_tuner_is_tuning(void) { return stc_tuner_depth != 0; }
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static char *dup_string(const char *text) {
-  size_t size = strlen(text) + 1;
-  char *copy = malloc(size);
-  if (copy)
-    memcpy(copy, text, size);
-  return copy;
-}
-
 /* printf into a fresh allocation; NULL when out of memory. */
 static char *format_string(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
@@ -117,7 +109,7 @@ static stc_status set_add(string_set *set, const char *text) {
     set->items = items;
     set->capacity = capacity;
   }
-  char *copy = dup_string(text);
+  char *copy = strdup(text);
   if (!copy)
     return STC_ERR_NOMEM;
   set->items[set->count++] = copy;
@@ -256,7 +248,7 @@ static stc_status entry_touch(stc_tuner *t, const char *key, uint64_t hash,
       grow_buckets(t) != STC_OK)
     return STC_ERR_NOMEM;
   e = calloc(1, sizeof *e);
-  if (!e || !(e->key = dup_string(key))) {
+  if (!e || !(e->key = strdup(key))) {
     free(e);
     return STC_ERR_NOMEM;
   }
@@ -305,12 +297,12 @@ void stc_tune_reports_free(stc_tune_report *reports, size_t count) {
 static bool report_start(stc_tune_report *r, const stc_problem *problem,
                          const char *winner, size_t num_candidates) {
   memset(r, 0, sizeof *r);
-  r->operation = dup_string(problem->operation);
-  r->environment = dup_string(problem->environment);
-  r->workload = dup_string(problem->workload);
+  r->operation = strdup(problem->operation);
+  r->environment = strdup(problem->environment);
+  r->workload = strdup(problem->workload);
   r->execution_context =
-      dup_string(problem->execution_context ? problem->execution_context : "");
-  r->winner = dup_string(winner);
+      strdup(problem->execution_context ? problem->execution_context : "");
+  r->winner = strdup(winner);
   r->candidates = calloc(num_candidates, sizeof *r->candidates);
   r->num_candidates = num_candidates;
   if (!r->operation || !r->environment || !r->workload ||
@@ -326,19 +318,19 @@ static bool report_start(stc_tune_report *r, const stc_problem *problem,
 static stc_status report_copy(const stc_tune_report *from, stc_tune_report *to) {
   memset(to, 0, sizeof *to);
   *to = *from;
-  to->operation = dup_string(from->operation);
-  to->environment = dup_string(from->environment);
-  to->workload = dup_string(from->workload);
-  to->execution_context = dup_string(from->execution_context);
-  to->winner = dup_string(from->winner);
+  to->operation = strdup(from->operation);
+  to->environment = strdup(from->environment);
+  to->workload = strdup(from->workload);
+  to->execution_context = strdup(from->execution_context);
+  to->winner = strdup(from->winner);
   to->candidates = calloc(from->num_candidates ? from->num_candidates : 1,
                           sizeof *to->candidates);
   bool ok = to->operation && to->environment && to->workload &&
             to->execution_context && to->winner && to->candidates;
   for (size_t i = 0; ok && i < from->num_candidates; i++) {
     to->candidates[i] = from->candidates[i];
-    to->candidates[i].name = dup_string(from->candidates[i].name);
-    to->candidates[i].note = dup_string(from->candidates[i].note);
+    to->candidates[i].name = strdup(from->candidates[i].name);
+    to->candidates[i].note = strdup(from->candidates[i].note);
     ok = to->candidates[i].name && to->candidates[i].note;
   }
   if (!ok) {
@@ -501,8 +493,8 @@ static stc_status make_decision(stc_decision *out, size_t index,
                                 bool has_ratio, double ratio, const char *key,
                                 stc_error *err) {
   memset(out, 0, sizeof *out);
-  out->name = dup_string(name);
-  out->cache_key = dup_string(key);
+  out->name = strdup(name);
+  out->cache_key = strdup(key);
   if (!out->name || !out->cache_key) {
     stc_decision_clear(out);
     stc_error_set(err, NULL, 0, 0, "out of memory building a decision");
@@ -1018,7 +1010,7 @@ static stc_status explore(stc_tuner *t, const select_request *req,
     report_of[i] = i == reference ? 0 : next++;
   for (size_t i = 0; i < req->count; i++)
     if (!(x->report.candidates[report_of[i]].name =
-              dup_string(req->candidates[i].name))) {
+              strdup(req->candidates[i].name))) {
       status = fail(f, STC_ERR_NOMEM, "out of memory starting a tune");
       goto done;
     }
@@ -1093,7 +1085,7 @@ static stc_status explore(stc_tuner *t, const select_request *req,
     goto done;
   }
   free(x->report.winner);
-  if (!(x->report.winner = dup_string(req->candidates[x->winner].name))) {
+  if (!(x->report.winner = strdup(req->candidates[x->winner].name))) {
     status = fail(f, STC_ERR_NOMEM, "out of memory writing a report");
     goto done;
   }
@@ -1122,8 +1114,8 @@ static stc_status finish_exploration(stc_tuner *t, const select_request *req,
   if (status == STC_OK) {
     stc_cache_record record = {
         .scope = (uint8_t)req->problem->scope,
-        .key = dup_string(req->key),
-        .winner = dup_string(req->candidates[x.winner].name),
+        .key = strdup(req->key),
+        .winner = strdup(req->candidates[x.winner].name),
         .created = stc_now_seconds(),
         .reference_ns = x.reference_ns,
         .winner_ns = x.winner_ns,
@@ -1158,8 +1150,8 @@ static stc_status finish_exploration(stc_tuner *t, const select_request *req,
     bool have_report = report_start(&report, req->problem,
                                      req->candidates[req->reference].name, 1);
     if (have_report) {
-      report.candidates[0].name = dup_string(req->candidates[req->reference].name);
-      report.candidates[0].note = dup_string(f.message);
+      report.candidates[0].name = strdup(req->candidates[req->reference].name);
+      report.candidates[0].note = strdup(f.message);
       have_report = report.candidates[0].name && report.candidates[0].note;
       if (!have_report)
         report_clear(&report);

@@ -198,7 +198,7 @@ static bool only_single_op_error(const stc_opt_diagnostics *diagnostics,
                                  size_t first) {
   if (diagnostics->count != first + 1)
     return false;
-  const stc_opt_diagnostic *d = &diagnostics->items[first];
+  const stc_diagnostic *d = &diagnostics->items[first];
   return d->severity == MlirDiagnosticError &&
          strncmp(d->message, single_op_error, sizeof single_op_error - 1) == 0;
 }

@@ -17,6 +17,7 @@
 #define STC_OPT_H
 
 #include "stc/status.h"
+#include "stc_diagnostics.h"
 
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/IR.h>
@@ -145,17 +146,9 @@ MlirModule stc_opt_parse_module(MlirContext ctx, const stc_opt_text *chunk,
 
 /* ---- diagnostics.c --------------------------------------------------- */
 
-typedef struct stc_opt_diagnostic {
-  MlirDiagnosticSeverity severity;
-  char *file; /* owned; NULL = no file location */
-  unsigned line, column;
-  char *message; /* owned */
-  bool is_note;  /* attached to the previous non-note diagnostic */
-} stc_opt_diagnostic;
-
 /* Collects every diagnostic of a context while attached. */
 struct stc_opt_diagnostics {
-  stc_opt_diagnostic *items;
+  stc_diagnostic *items; /* owned, with their strings */
   size_t count, capacity;
   bool failed; /* out of memory while collecting */
 };
@@ -176,7 +169,6 @@ void stc_opt_diagnostics_print(const stc_opt_diagnostics *diagnostics,
 void stc_opt_diagnostic_print_at(FILE *out, const char *file, unsigned line,
                                  unsigned column, const char *severity,
                                  const char *message, const char *source);
-const char *stc_opt_severity_name(MlirDiagnosticSeverity severity);
 
 /* ---- verify.c -------------------------------------------------------- */
 

@@ -241,7 +241,7 @@ static bool message_matches(const expectation *e, const char *message) {
   return regex_matches(e, message, NULL);
 }
 
-static bool located_at(const expectation *e, const stc_opt_diagnostic *d,
+static bool located_at(const expectation *e, const stc_diagnostic *d,
                        const char *file_name) {
   if (e->unknown_loc)
     return d->file == NULL;
@@ -249,7 +249,7 @@ static bool located_at(const expectation *e, const stc_opt_diagnostic *d,
 }
 
 /* Matches one diagnostic; reports it when nothing expected it. */
-static bool match_one(expectations *list, const stc_opt_diagnostic *d,
+static bool match_one(expectations *list, const stc_diagnostic *d,
                       const char *file_name, const char *source, FILE *out) {
   const expectation *near_miss = NULL;
   for (size_t i = 0; i < list->count; i++) {
@@ -263,12 +263,12 @@ static bool match_one(expectations *list, const stc_opt_diagnostic *d,
     }
     near_miss = e;
   }
-  const char *kind = stc_opt_severity_name(d->severity);
+  const char *kind = stc_diagnostic_severity_name(d->severity);
   if (near_miss) {
     char message[128];
     snprintf(message, sizeof message,
              "'%s' diagnostic emitted when expecting a '%s'", kind,
-             stc_opt_severity_name(near_miss->severity));
+             stc_diagnostic_severity_name(near_miss->severity));
     stc_opt_diagnostic_print_at(out, file_name, near_miss->designator_line,
                                 near_miss->designator_column, "error", message,
                                 source);
@@ -286,7 +286,7 @@ static bool match_one(expectations *list, const stc_opt_diagnostic *d,
 
 /* mlir-opt turns MLIR's "see current operation" notes off while verifying;
  * the C API cannot, so they are skipped here instead. */
-static bool is_current_operation_note(const stc_opt_diagnostic *d) {
+static bool is_current_operation_note(const stc_diagnostic *d) {
   static const char prefix[] = "see current operation: ";
   return d->is_note && strncmp(d->message, prefix, sizeof prefix - 1) == 0;
 }
@@ -312,13 +312,13 @@ bool stc_opt_verify_diagnostics(const stc_opt_diagnostics *diagnostics,
     if (!valid)
       stc_opt_text_appendf(&message, "expected %s \"%s\" has an invalid "
                            "regular expression",
-                           stc_opt_severity_name(e->severity), e->text);
+                           stc_diagnostic_severity_name(e->severity), e->text);
     else if (!e->unknown_loc && e->line == 0)
       stc_opt_text_appendf(&message, "expected %s \"%s\" has no line to refer "
-                           "to", stc_opt_severity_name(e->severity), e->text);
+                           "to", stc_diagnostic_severity_name(e->severity), e->text);
     else
       stc_opt_text_appendf(&message, "expected %s \"%s\" was not produced",
-                           stc_opt_severity_name(e->severity), e->text);
+                           stc_diagnostic_severity_name(e->severity), e->text);
     stc_opt_diagnostic_print_at(out, file_name, e->designator_line,
                                 e->designator_column, "error",
                                 message.data ? message.data : e->text, source);

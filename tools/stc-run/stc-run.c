@@ -10,6 +10,7 @@
  * unparsable or not-yet-lowered input. */
 #include "stc/rt.h"
 #include "stc/status.h"
+#include "stc_diagnostics.h"
 #include "tune_pipeline.h"
 
 #include <mlir-c/BuiltinAttributes.h>
@@ -263,88 +264,49 @@ static char *read_input(const char *path, size_t *length) {
   return text;
 }
 
-/* ---- diagnostics ---- */
-
 static bool string_ref_equals(MlirStringRef ref, const char *text) {
   return ref.length == strlen(text) && memcmp(ref.data, text, ref.length) == 0;
 }
 
+/* ---- diagnostics ---- */
 
 /* Input name printed for locations of the parsed text: the parser, given a
  * buffer, names it "-"; that is replaced by the file name (or "<stdin>"). */
 static const char *g_input_name = "<stdin>";
 
-/* Finds the file location inside name/call-site/fused wrappers. */
-static bool file_location(MlirLocation loc, MlirStringRef *file, unsigned *line,
-                          unsigned *column) {
-  for (int depth = 0; depth < 16; depth++) {
-    if (mlirLocationIsAFileLineColRange(loc)) {
-      *file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-      *line = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
-      *column = (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc);
-      return true;
-    }
-    if (mlirLocationIsAName(loc))
-      loc = mlirLocationNameGetChildLoc(loc);
-    else if (mlirLocationIsACallSite(loc))
-      loc = mlirLocationCallSiteGetCallee(loc);
-    else if (mlirLocationIsAFused(loc) &&
-             mlirLocationFusedGetNumLocations(loc) > 0) {
-      MlirLocation first[1];
-      if (mlirLocationFusedGetNumLocations(loc) != 1) {
-        intptr_t n = mlirLocationFusedGetNumLocations(loc);
-        MlirLocation *all = malloc((size_t)n * sizeof *all);
-        if (!all)
-          return false;
-        mlirLocationFusedGetLocations(loc, all);
-        first[0] = all[0];
-        free(all);
-      } else {
-        mlirLocationFusedGetLocations(loc, first);
-      }
-      loc = first[0];
-    } else
-      return false;
-  }
-  return false;
+/* Prints "file:line:col: severity: message" the way stc-run names files,
+ * with "stc-run: " in place of the location when there is none. */
+static void print_line(const char *file, unsigned line, unsigned column,
+                       const char *severity, const char *message) {
+  if (file && (!*file || strcmp(file, "-") == 0))
+    file = g_input_name;
+  stc_diagnostic_print_line(stderr, file, line, column, severity, message,
+                            "stc-run: ");
 }
 
-static void print_location_prefix(MlirLocation loc) {
-  MlirStringRef file;
-  unsigned line, column;
-  if (file_location(loc, &file, &line, &column)) {
-    if (file.length > 0 && !string_ref_equals(file, "-"))
-      fprintf(stderr, "%.*s:%u:%u: ", (int)file.length, file.data, line,
-              column);
-    else
-      fprintf(stderr, "%s:%u:%u: ", g_input_name, line, column);
-  } else {
-    fputs("stc-run: ", stderr);
-  }
-}
-
-static void print_to_stderr(MlirStringRef piece, void *user) {
+static void print_record(stc_diagnostic record, void *user) {
   (void)user;
-  fwrite(piece.data, 1, piece.length, stderr);
-}
-
-static void print_diagnostic(MlirDiagnostic diagnostic) {
-  static const char *const severities[] = {"error", "warning", "note",
-                                           "remark"};
-  MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diagnostic);
-  print_location_prefix(mlirDiagnosticGetLocation(diagnostic));
-  fprintf(stderr, "%s: ",
-          (unsigned)severity < 4 ? severities[severity] : "error");
-  mlirDiagnosticPrint(diagnostic, print_to_stderr, NULL);
-  fputc('\n', stderr);
-  for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(diagnostic); i++)
-    print_diagnostic(mlirDiagnosticGetNote(diagnostic, i));
+  print_line(record.file, record.line, record.column,
+             stc_diagnostic_severity_name(record.severity), record.message);
+  stc_diagnostic_free(&record);
 }
 
 static MlirLogicalResult on_diagnostic(MlirDiagnostic diagnostic, void *user) {
   (void)user;
-  print_diagnostic(diagnostic);
+  if (!stc_diagnostic_record_all(diagnostic, print_record, NULL))
+    fputs("stc-run: error: out of memory: a diagnostic was lost\n", stderr);
   return mlirLogicalResultSuccess();
+}
+
+/* An error of stc-run's own at loc. */
+static void print_error_at(MlirLocation loc, const char *message) {
+  MlirStringRef file = {0};
+  unsigned line = 0, column = 0;
+  char *name = NULL;
+  if (stc_diagnostic_file_location(loc, &file, &line, &column))
+    name = strndup(file.data, file.length);
+  print_line(name, line, column, "error", message);
+  free(name);
 }
 
 /* ---- checks on the module ---- */
@@ -385,12 +347,13 @@ static int check_lowered(MlirModule module) {
   if (!state.found)
     return -1;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(state.op));
-  print_location_prefix(mlirOperationGetLocation(state.op));
-  fprintf(stderr,
-          "error: '%.*s' is not lowered to the LLVM dialect; stc-run runs "
-          "LLVM-dialect modules (lower with stc-opt or mlir-opt first, "
-          "or use --tune-hot-paths)\n",
-          (int)name.length, name.data);
+  char message[1024];
+  snprintf(message, sizeof message,
+           "'%.*s' is not lowered to the LLVM dialect; stc-run runs "
+           "LLVM-dialect modules (lower with stc-opt or mlir-opt first, "
+           "or use --tune-hot-paths)",
+           (int)name.length, name.data);
+  print_error_at(mlirOperationGetLocation(state.op), message);
   return EXIT_INPUT;
 }
 

@@ -1,0 +1,119 @@
+/* stc_diagnostics.c - MLIR diagnostics as the stc tools report them (see
+ * stc_diagnostics.h).
+ * In:  MlirDiagnostic / MlirLocation values.
+ * Out: owned stc_diagnostic records handed to a sink, and printed lines. */
+#include "stc_diagnostics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *stc_diagnostic_severity_name(MlirDiagnosticSeverity severity) {
+  switch (severity) {
+  case MlirDiagnosticError:
+    return "error";
+  case MlirDiagnosticWarning:
+    return "warning";
+  case MlirDiagnosticNote:
+    return "note";
+  case MlirDiagnosticRemark:
+    return "remark";
+  }
+  return "diagnostic";
+}
+
+bool stc_diagnostic_file_location(MlirLocation loc, MlirStringRef *file,
+                                  unsigned *line, unsigned *column) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    *file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    *line = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
+    *column = (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc);
+    return true;
+  }
+  if (mlirLocationIsAName(loc))
+    return stc_diagnostic_file_location(mlirLocationNameGetChildLoc(loc), file,
+                                        line, column);
+  if (mlirLocationIsACallSite(loc))
+    return stc_diagnostic_file_location(mlirLocationCallSiteGetCallee(loc),
+                                        file, line, column) ||
+           stc_diagnostic_file_location(mlirLocationCallSiteGetCaller(loc),
+                                        file, line, column);
+  if (mlirLocationIsAFused(loc)) {
+    intptr_t count = mlirLocationFusedGetNumLocations(loc);
+    if (count <= 0)
+      return false;
+    MlirLocation *parts = malloc((size_t)count * sizeof *parts);
+    if (!parts)
+      return false;
+    mlirLocationFusedGetLocations(loc, parts);
+    bool found = false;
+    for (intptr_t i = 0; i < count && !found; i++)
+      found = stc_diagnostic_file_location(parts[i], file, line, column);
+    free(parts);
+    return found;
+  }
+  return false;
+}
+
+static void write_piece(MlirStringRef piece, void *user) {
+  fwrite(piece.data, 1, piece.length, user);
+}
+
+/* The printed message of diag; NULL when out of memory. */
+static char *message_text(MlirDiagnostic diag) {
+  char *text = NULL;
+  size_t length = 0;
+  FILE *stream = open_memstream(&text, &length);
+  if (!stream)
+    return NULL;
+  mlirDiagnosticPrint(diag, write_piece, stream);
+  bool failed = ferror(stream) != 0;
+  if (fclose(stream) != 0 || failed) {
+    free(text);
+    return NULL;
+  }
+  return text; /* "" when the message is empty, never NULL */
+}
+
+static bool record_one(MlirDiagnostic diag, bool is_note,
+                       stc_diagnostic_sink sink, void *user) {
+  stc_diagnostic d = {.severity = mlirDiagnosticGetSeverity(diag),
+                      .is_note = is_note};
+  MlirStringRef file = {0};
+  if (stc_diagnostic_file_location(mlirDiagnosticGetLocation(diag), &file,
+                                   &d.line, &d.column))
+    d.file = strndup(file.data, file.length);
+  d.message = message_text(diag);
+  if (!d.message || (file.data && !d.file)) {
+    stc_diagnostic_free(&d);
+    return false;
+  }
+  sink(d, user);
+  return true;
+}
+
+bool stc_diagnostic_record_all(MlirDiagnostic diag, stc_diagnostic_sink sink,
+                               void *user) {
+  bool ok = record_one(diag, false, sink, user);
+  intptr_t notes = mlirDiagnosticGetNumNotes(diag);
+  for (intptr_t i = 0; i < notes; i++)
+    ok = record_one(mlirDiagnosticGetNote(diag, i), true, sink, user) && ok;
+  return ok;
+}
+
+void stc_diagnostic_free(stc_diagnostic *record) {
+  if (!record)
+    return;
+  free(record->file);
+  free(record->message);
+  record->file = NULL;
+  record->message = NULL;
+}
+
+void stc_diagnostic_print_line(FILE *out, const char *file, unsigned line,
+                               unsigned column, const char *severity,
+                               const char *message, const char *unlocated) {
+  if (file)
+    fprintf(out, "%s:%u:%u: %s: %s\n", file, line, column, severity, message);
+  else
+    fprintf(out, "%s%s: %s\n", unlocated, severity, message);
+}
