@@ -67,6 +67,7 @@
 #include <mlir-c/Dialect/Transform.h>
 #include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <mlir-c/Dialect/Vector.h>
+#include <mlir-c/AffineMap.h>
 #include <mlir-c/IR.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -450,6 +451,24 @@ static bool has_reduction_iterator(MlirOperation op) {
   return found;
 }
 
+/* True when every indexing map of a linalg.generic is a projected
+ * permutation. The reduction schedules tile the reduction with partial
+ * results, and MLIR 22's partial-reduction tiling crashes (it does not fail)
+ * on a map with a constant result such as (d0, d1) -> (d0, 0); such a
+ * generic keeps its default lowering. */
+static bool maps_are_projected_permutations(MlirOperation op) {
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
+    return false;
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(maps); i++) {
+    MlirAttribute map = mlirArrayAttrGetElement(maps, i);
+    if (!mlirAttributeIsAAffineMap(map) ||
+        !mlirAffineMapIsProjectedPermutation(mlirAffineMapAttrGetValue(map)))
+      return false;
+  }
+  return true;
+}
+
 /* The op's schedule kind ("matmul", "conv_2d_nhwc_hwcf", "reduction", ...)
  * written into kind, or false when the op is not tunable. */
 static bool tunable_kind(MlirOperation op, char *kind, size_t size) {
@@ -463,7 +482,7 @@ static bool tunable_kind(MlirOperation op, char *kind, size_t size) {
     return false;
   bool tunable = false;
   if (strcmp(full, "linalg.generic") == 0) {
-    if (!has_reduction_iterator(op))
+    if (!has_reduction_iterator(op) || !maps_are_projected_permutations(op))
       return false;
     snprintf(kind, size, "reduction");
     return true;

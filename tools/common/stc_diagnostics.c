@@ -91,12 +91,40 @@ static bool record_one(MlirDiagnostic diag, bool is_note,
   return true;
 }
 
+/* A remark's "see current operation: <the whole op>" note is added by
+ * MLIR itself (the C API cannot turn printOpOnDiagnostic off). stc's passes
+ * emit one remark per region, and the note would print each function body
+ * again: drop it for remarks, keep it for errors and warnings. */
+typedef struct remark_note_filter {
+  stc_diagnostic_sink sink;
+  void *user;
+} remark_note_filter;
+
+static void drop_current_operation_note(stc_diagnostic record, void *user) {
+  remark_note_filter *filter = user;
+  static const char prefix[] = "see current operation: ";
+  if (record.is_note &&
+      strncmp(record.message, prefix, sizeof prefix - 1) == 0) {
+    stc_diagnostic_free(&record);
+    return;
+  }
+  filter->sink(record, filter->user);
+}
+
 bool stc_diagnostic_record_all(MlirDiagnostic diag, stc_diagnostic_sink sink,
                                void *user) {
+  remark_note_filter filter = {sink, user};
+  stc_diagnostic_sink note_sink = sink;
+  void *note_user = user;
+  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticRemark) {
+    note_sink = drop_current_operation_note;
+    note_user = &filter;
+  }
   bool ok = record_one(diag, false, sink, user);
   intptr_t notes = mlirDiagnosticGetNumNotes(diag);
   for (intptr_t i = 0; i < notes; i++)
-    ok = record_one(mlirDiagnosticGetNote(diag, i), true, sink, user) && ok;
+    ok = record_one(mlirDiagnosticGetNote(diag, i), true, note_sink,
+                    note_user) && ok;
   return ok;
 }
 

@@ -54,15 +54,19 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm, const char *hot_path_prof
   /* 2. Sites: @S__ref + @S__<schedule> variants behind a dispatch @S. */
   if (s == STC_OK)
     s = add_stc(pm, "stc-multi-variant", NULL, NULL, err);
-  /* 3. Bufferize. Site functions write their DPS inits in place; dropping
-   *    equivalent results twice reaches the dispatch functions too (their
-   *    result is the reference call's, dropped on the first round). */
+  /* 3. Bufferize. Equivalent buffer results are NOT dropped: whether a
+   *    schedule's result bufferizes in place into its init differs from one
+   *    schedule to another (tiled loops often do not), so dropping them gave
+   *    the reference and its variants different lowered signatures and
+   *    stc-lower-dispatch had to leave most variants out. Step 4 turns every
+   *    site function's result into an out-param instead: one signature per
+   *    site, at the cost of one copy of the result. */
   if (s == STC_OK)
     s = add_upstream(pm,
                      "func.func(lower-vector-mask),"
                      "one-shot-bufferize{bufferize-function-boundaries "
                      "function-boundary-type-conversion=identity-layout-map},"
-                     "drop-equivalent-buffer-results,drop-equivalent-buffer-results",
+                     "canonicalize",
                      err);
   /* 4. Every site function becomes `void f(memrefs...)`: remaining results
    *    become out-params (callers rewritten). Only site functions: other

@@ -58,6 +58,10 @@ typedef struct run_options {
   const char *hot_path_profile; /* NULL = static cost estimate */
 } run_options;
 
+/* A runner's output is the program's: the scheduling pass's remarks (one
+ * per region) are shown only on request. */
+static bool g_show_remarks;
+
 static const char usage_text[] =
     "usage: stc-run [options] [file|-]\n"
     "\n"
@@ -75,6 +79,8 @@ static const char usage_text[] =
     "  -O0 -O1 -O2 -O3              LLVM optimization level (default -O2)\n"
     "  --tune-hot-paths             lower linalg on tensors with tunable sites\n"
     "  --hot-path-profile=<file>    profile for --tune-hot-paths\n"
+    "  --remarks                    print the compiler's remarks (the\n"
+    "                               scheduling decisions); off by default\n"
     "  --help, --version\n"
     "\n"
     "Exit status: 0 ok, 1 run failure, 2 bad option, 3 bad input.\n";
@@ -195,6 +201,8 @@ static int options_parse(int argc, char **argv, run_options *options) {
       options->default_libs = false;
     } else if (strcmp(arg, "--tune-hot-paths") == 0) {
       options->tune_hot_paths = true;
+    } else if (strcmp(arg, "--remarks") == 0) {
+      g_show_remarks = true;
     } else if (strlen(arg) == 3 && arg[0] == '-' && arg[1] == 'O' &&
                arg[2] >= '0' && arg[2] <= '3') {
       options->opt_level = arg[2] - '0';
@@ -293,6 +301,9 @@ static void print_record(stc_diagnostic record, void *user) {
 
 static MlirLogicalResult on_diagnostic(MlirDiagnostic diagnostic, void *user) {
   (void)user;
+  if (!g_show_remarks &&
+      mlirDiagnosticGetSeverity(diagnostic) == MlirDiagnosticRemark)
+    return mlirLogicalResultSuccess();
   if (!stc_diagnostic_record_all(diagnostic, print_record, NULL))
     fputs("stc-run: error: out of memory: a diagnostic was lost\n", stderr);
   return mlirLogicalResultSuccess();

@@ -5,11 +5,16 @@
  * descriptor pointers point straight into `words` (an unpacked memref is
  * laid out exactly as its descriptor). With STC_STUB_PUBLISH=1 it also
  * publishes that variant's entry into the slot, so later calls take the
- * generated fast path. Checks the site's layout fields on the way. */
+ * generated fast path. With STC_STUB_SITE=TEXT only sites whose id contains
+ * TEXT take STC_STUB_VARIANT (the others run the reference): that is how a
+ * differing output is traced to one site. With STC_STUB_TRACE=1 it prints
+ * "stub: SITE -> NAME" on stderr at each slow-path call. Checks the site's
+ * layout fields on the way. */
 #include "stc/rt_dispatch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef void (*fn1)(void *);
 typedef void (*fn2)(void *, void *);
@@ -40,9 +45,14 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words, uint32_t num_words) {
   }
   const char *pick = getenv("STC_STUB_VARIANT");
   long k = pick ? strtol(pick, NULL, 10) : 0;
+  const char *only = getenv("STC_STUB_SITE");
+  if (only && !strstr(site->site_id, only))
+    k = 0;
   long n = (long)site->num_variants;
   k = ((k % n) + n) % n;
   const stc_rt_variant *v = &site->variants[k];
+  if (getenv("STC_STUB_TRACE"))
+    fprintf(stderr, "stub: %s -> %s\n", site->site_id, v->name);
   if (getenv("STC_STUB_PUBLISH") && site->slot)
     __atomic_store_n(site->slot, v->entry, __ATOMIC_RELEASE);
   switch (site->num_args) {

@@ -3,7 +3,15 @@
 # profiles: none, realistic (the static ranking skewed as a run would be),
 # empty (regions: []), all-hot, all-cold (no dispatches), all-stale (ids
 # that match nothing). Each must lower to pure LLVM; with RUN=1 each must
-# also run with stc-run and print what test/e2e/run-reference.sh prints.
+# also run with stc-run and the real runtime (libstc_rt, exploring, one
+# fresh cache per profile in work-dir/cache.MODEL.PROFILE) and print what
+# test/e2e/run-reference.sh prints; with AOT=1 each must also build as a
+# deployed executable (test/e2e/aot-build.sh) that prints the same. The
+# none and all-hot runs have STC_TUNE_CHECK_ALL=1 (every variant of every
+# site validated against its reference; the two plan different sites when
+# the variant budget runs out); each run's stderr is kept in
+# work-dir/MODEL.PROFILE.run.err (.aot.err) for the caller to check.
+# The caller sets the tuning budget (STC_TUNE_SAMPLES, ...).
 # In: model.mlir work-dir src-root. Out: exit 0, or the first failure.
 set -euo pipefail
 model=$1 work=$2 src=$3
@@ -37,7 +45,7 @@ profile() { # kind -> file
   echo "$f"
 }
 
-if [[ ${RUN:-0} == 1 ]]; then
+if [[ ${RUN:-0} == 1 || ${AOT:-0} == 1 ]]; then
   "$src/test/e2e/run-reference.sh" "$model" > "$work/$base.ref"
 fi
 for kind in none realistic empty all-hot all-cold all-stale; do
@@ -49,18 +57,28 @@ for kind in none realistic empty all-hot all-cold all-stale; do
   if grep -Eq '^ *(%[^ ]+ = )?"?(linalg|tensor|memref|vector|scf|arith|func|affine|bufferization|cf|math|ub|index|transform|builtin\.unrealized)' "$out"; then
     echo "$base/$kind: not pure LLVM" >&2; exit 1
   fi
-  # STUB=lib.so: run with the test stand-in of stc_rt_site_enter, once on
-  # the reference and once on the last variant of every site (published into
-  # the slot, so later calls take the fast path).
+  check_all=0
+  [[ $kind != none && $kind != all-hot ]] || check_all=1
   if [[ ${RUN:-0} == 1 ]]; then
-    picks=(runtime) extra=()
-    if [[ -n ${STUB:-} ]]; then picks=(0 -1) extra=(--shared-libs="$STUB"); fi
-    for pick in "${picks[@]}"; do
-      STC_STUB_VARIANT=$pick STC_STUB_PUBLISH=1 \
-        stc-run --tune-hot-paths "${opt[@]}" "${extra[@]}" "$model" > "$work/$base.$kind.out" ||
-        { echo "$base/$kind/$pick: stc-run failed" >&2; exit 1; }
-      python3 "$src/test/e2e/compare-outputs.py" "$work/$base.ref" "$work/$base.$kind.out" ||
-        { echo "$base/$kind/$pick: output differs from the reference" >&2; exit 1; }
-    done
+    rm -rf "$work/cache.$base.$kind"
+    STC_CACHE_DIR=$work/cache.$base.$kind STC_TUNE_CHECK_ALL=$check_all \
+      stc-run "$out" -e main > "$work/$base.$kind.out" 2> "$work/$base.$kind.run.err" ||
+      { echo "$base/$kind: stc-run failed" >&2; cat "$work/$base.$kind.run.err" >&2; exit 1; }
+    python3 "$src/test/e2e/compare-outputs.py" "$work/$base.ref" "$work/$base.$kind.out" ||
+      { echo "$base/$kind: output differs from the reference" >&2; exit 1; }
   fi
+  if [[ ${AOT:-0} == 1 ]]; then
+    aot_opt=()
+    [[ $kind == none ]] || aot_opt=(--profile="$work/$base.$kind.yaml")
+    "$src/test/e2e/aot-build.sh" "${aot_opt[@]}" "$model" "$work/$base.$kind.aot" \
+      2> "$work/$base.$kind.aot-build.err" ||
+      { echo "$base/$kind: AOT build failed" >&2; tail -5 "$work/$base.$kind.aot-build.err" >&2; exit 1; }
+    rm -rf "$work/cache.$base.$kind.aot"
+    STC_CACHE_DIR=$work/cache.$base.$kind.aot STC_TUNE_CHECK_ALL=$check_all \
+      "$work/$base.$kind.aot" > "$work/$base.$kind.aot.out" 2> "$work/$base.$kind.aot.err" ||
+      { echo "$base/$kind: the AOT executable failed" >&2; cat "$work/$base.$kind.aot.err" >&2; exit 1; }
+    python3 "$src/test/e2e/compare-outputs.py" "$work/$base.ref" "$work/$base.$kind.aot.out" ||
+      { echo "$base/$kind: AOT output differs from the reference" >&2; exit 1; }
+  fi
+  echo "$base/$kind: ok"
 done
