@@ -373,16 +373,20 @@ static bool schedule_selected(const multi_variant_options *options,
   return false;
 }
 
-/* Loads the built-ins and the user library, then prepares every selected
- * schedule. False with an error emitted. */
+/* Loads the user library, then the built-ins, and prepares every selected
+ * schedule. User schedules come first: a site's variant count is capped by
+ * its plan, and a schedule the user asked for should not be crowded out by
+ * built-ins. False with an error emitted. */
 static bool load_schedules(MlirContext ctx, MlirOperation module,
                            const multi_variant_options *options,
                            stc_schedule_list *list, prepared_schedule **out) {
   stc_error err;
   stc_error_clear(&err);
-  stc_status status = stc_schedule_list_add_builtins(list, &err);
-  if (status == STC_OK && options->library)
+  stc_status status = STC_OK;
+  if (options->library)
     status = stc_schedule_list_load_yaml(list, options->library, &err);
+  if (status == STC_OK)
+    status = stc_schedule_list_add_builtins(list, &err);
   if (status != STC_OK) {
     MlirLocation loc =
         err.file[0] && err.line

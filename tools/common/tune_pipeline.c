@@ -45,7 +45,7 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
 }
 
 stc_status stc_tune_pipeline_add(MlirOpPassManager pm, const char *hot_path_profile,
-                                 stc_error *err) {
+                                 const char *variant_library, stc_error *err) {
   stc_status s = STC_OK;
   /* 1. Plan: hot regions get variants (by profile, else static cost). */
   if (s == STC_OK)
@@ -53,7 +53,9 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm, const char *hot_path_prof
                 hot_path_profile, err);
   /* 2. Sites: @S__ref + @S__<schedule> variants behind a dispatch @S. */
   if (s == STC_OK)
-    s = add_stc(pm, "stc-multi-variant", NULL, NULL, err);
+    s = add_stc(pm, "stc-multi-variant",
+                variant_library ? "variant-library" : NULL, variant_library,
+                err);
   /* 3. Bufferize. Equivalent buffer results are NOT dropped: whether a
    *    schedule's result bufferizes in place into its init differs from one
    *    schedule to another (tiled loops often do not), so dropping them gave

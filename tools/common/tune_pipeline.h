@@ -11,9 +11,11 @@
 
 /* Appends the whole pipeline to pm (anchored on builtin.module).
  * hot_path_profile: the profile for stc-hot-path-schedule, NULL = static
- * cost estimate. STC_ERR_INVALID with err set when a pass cannot be built. */
+ * cost estimate. variant_library: a YAML file of extra schedules for
+ * stc-multi-variant, NULL = built-in schedules only. STC_ERR_INVALID with
+ * err set when a pass cannot be built. */
 stc_status stc_tune_pipeline_add(MlirOpPassManager pm, const char *hot_path_profile,
-                                 stc_error *err);
+                                 const char *variant_library, stc_error *err);
 
 /* Checks that only llvm.* / omp.* ops (and the builtin.module) remain.
  * Otherwise STC_ERR_INVALID, err names the first offending op, and *blame

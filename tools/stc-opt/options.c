@@ -22,6 +22,7 @@ typedef enum flag_id {
   FLAG_PRINT_GENERIC,
   FLAG_TUNE_HOT_PATHS,
   FLAG_HOT_PATH_PROFILE,
+  FLAG_VARIANT_LIBRARY,
   FLAG_TARGET,
   FLAG_EMIT,
   FLAG_HELP,
@@ -58,6 +59,8 @@ static const flag_spec flags[] = {
      "dispatch for hot sites"},
     {"hot-path-profile", "file", FLAG_HOT_PATH_PROFILE,
      "profile for --tune-hot-paths (default: static cost estimate)"},
+    {"variant-library", "file", FLAG_VARIANT_LIBRARY,
+     "YAML file of extra schedules for --tune-hot-paths' multi-variant step"},
     {"target", "cpu|cuda", FLAG_TARGET,
      "target of --tune-hot-paths (cuda: not supported yet)"},
     {"emit", "mlir|llvm|obj", FLAG_EMIT,
@@ -238,6 +241,13 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
     }
     options->tune.hot_path_profile = value;
     break;
+  case FLAG_VARIANT_LIBRARY:
+    if (value[0] == '\0') {
+      stc_opt_error("option '%s' needs a file name", arg);
+      return STC_OPT_EXIT_USAGE;
+    }
+    options->tune.variant_library = value;
+    break;
   case FLAG_TARGET:
     if (!one_of(value, targets)) {
       stc_opt_error("invalid value '%s' for option '--target' (expected cpu "
@@ -269,10 +279,12 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
 /* Options that only make sense with --tune-hot-paths. */
 static int check_tune_options(const stc_opt_options *options) {
   const stc_opt_tune_options *tune = &options->tune;
-  if (!tune->requested && (tune->hot_path_profile || tune->target)) {
+  if (!tune->requested &&
+      (tune->hot_path_profile || tune->variant_library || tune->target)) {
     stc_opt_error("'%s' needs --tune-hot-paths",
-                  tune->hot_path_profile ? "--hot-path-profile"
-                                         : "--target");
+                  tune->hot_path_profile  ? "--hot-path-profile"
+                  : tune->variant_library ? "--variant-library"
+                                          : "--target");
     return STC_OPT_EXIT_USAGE;
   }
   if (!tune->requested && tune->emit && strcmp(tune->emit, "mlir") != 0) {

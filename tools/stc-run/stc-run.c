@@ -56,6 +56,7 @@ typedef struct run_options {
   bool default_libs;      /* also load MLIR's runner utils */
   bool tune_hot_paths;
   const char *hot_path_profile; /* NULL = static cost estimate */
+  const char *variant_library;  /* NULL = built-in schedules only */
 } run_options;
 
 /* A runner's output is the program's: the scheduling pass's remarks (one
@@ -79,6 +80,8 @@ static const char usage_text[] =
     "  -O0 -O1 -O2 -O3              LLVM optimization level (default -O2)\n"
     "  --tune-hot-paths             lower linalg on tensors with tunable sites\n"
     "  --hot-path-profile=<file>    profile for --tune-hot-paths\n"
+    "  --variant-library=<file>     YAML file of extra schedules for\n"
+    "                               --tune-hot-paths\n"
     "  --remarks                    print the compiler's remarks (the\n"
     "                               scheduling decisions); off by default\n"
     "  --help, --version\n"
@@ -194,6 +197,9 @@ static int options_parse(int argc, char **argv, run_options *options) {
     } else if ((value = option_value("--hot-path-profile", argc, argv, &i,
                                      &missing))) {
       options->hot_path_profile = value;
+    } else if ((value = option_value("--variant-library", argc, argv, &i,
+                                     &missing))) {
+      options->variant_library = value;
     } else if (missing) {
       error("option '%s' needs a value", arg);
       return EXIT_USAGE;
@@ -220,8 +226,11 @@ static int options_parse(int argc, char **argv, run_options *options) {
       return EXIT_USAGE;
     }
   }
-  if (options->hot_path_profile && !options->tune_hot_paths) {
-    error("--hot-path-profile needs --tune-hot-paths");
+  if ((options->hot_path_profile || options->variant_library) &&
+      !options->tune_hot_paths) {
+    error("%s needs --tune-hot-paths", options->hot_path_profile
+                                           ? "--hot-path-profile"
+                                           : "--variant-library");
     return EXIT_USAGE;
   }
   if (!options->input)
@@ -448,14 +457,15 @@ static int check_entry(MlirModule module, const run_options *options) {
  * --tune-hot-paths), run on `module` in place: linalg on tensors in, LLVM
  * dialect with runtime site dispatch out. The pass diagnostics go to the
  * context's handler (file:line:col on stderr). */
-static stc_status tune_hot_paths(MlirModule module, const char *hot_path_profile,
-                                 stc_error *err) {
+static stc_status tune_hot_paths(MlirModule module,
+                                 const run_options *options, stc_error *err) {
   MlirContext ctx = mlirModuleGetContext(module);
   mlirRegisterAllPasses();
   MlirPassManager pm = mlirPassManagerCreateOnOperation(
       ctx, mlirStringRefCreateFromCString("builtin.module"));
   stc_status status = stc_tune_pipeline_add(
-      mlirPassManagerGetAsOpPassManager(pm), hot_path_profile, err);
+      mlirPassManagerGetAsOpPassManager(pm), options->hot_path_profile,
+      options->variant_library, err);
   if (status == STC_OK &&
       mlirLogicalResultIsFailure(
           mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
@@ -633,7 +643,7 @@ static int run(const run_options *options) {
   if (code < 0 && options->tune_hot_paths) {
     stc_error err;
     stc_error_clear(&err);
-    if (tune_hot_paths(module, options->hot_path_profile, &err) != STC_OK) {
+    if (tune_hot_paths(module, options, &err) != STC_OK) {
       error("%s", err.message);
       code = EXIT_FAILURE_RUN;
     }
