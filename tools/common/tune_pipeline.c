@@ -7,6 +7,7 @@
 
 #include "stc_passes.h"
 
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,34 +29,87 @@ static stc_status add_upstream(MlirOpPassManager pm, const char *text, stc_error
   return STC_ERR_INVALID;
 }
 
-/* An stc pass by name, with at most one option. */
-static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *option,
-                          const char *value, stc_error *err) {
+#define MAX_PASS_OPTIONS 16
+
+/* An stc pass by name with `count` options. */
+static stc_status add_stc_values(MlirOpPassManager pm, const char *name,
+                                 const stc_pass_option_value *values,
+                                 size_t count, stc_error *err) {
   const stc_pass_spec *spec = stc_pass_find(name);
   if (!spec) {
     stc_error_set(err, NULL, 0, 0, "internal error: no stc pass '%s'", name);
     return STC_ERR_INVALID;
   }
-  stc_pass_option_value values[1] = {{option, value}};
-  MlirPass pass = spec->create(values, option ? 1 : 0, err);
+  MlirPass pass = spec->create(values, count, err);
   if (!pass.ptr)
     return STC_ERR_INVALID;
   mlirOpPassManagerAddOwnedPass(pm, pass);
   return STC_OK;
 }
 
-stc_status stc_tune_pipeline_add(MlirOpPassManager pm, const char *hot_path_profile,
-                                 const char *variant_library, stc_error *err) {
+/* An stc pass by name, with at most one option. */
+static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *option,
+                          const char *value, stc_error *err) {
+  stc_pass_option_value values[1] = {{option, value}};
+  return add_stc_values(pm, name, values, option ? 1 : 0, err);
+}
+
+/* stc-hot-path-schedule with the profile and the user's "k=v ..." options.
+ * The text is split in a copy whose pieces the option values point into. */
+static stc_status add_schedule(MlirOpPassManager pm,
+                               const stc_tune_pipeline_options *options,
+                               stc_error *err) {
+  stc_pass_option_value values[MAX_PASS_OPTIONS + 1];
+  size_t count = 0;
+  if (options->hot_path_profile)
+    values[count++] = (stc_pass_option_value){"profile", options->hot_path_profile};
+  char *copy = strdup(options->schedule_options ? options->schedule_options : "");
+  if (!copy) {
+    stc_error_set(err, NULL, 0, 0, "out of memory");
+    return STC_ERR_NOMEM;
+  }
   stc_status s = STC_OK;
-  /* 1. Plan: hot regions get variants (by profile, else static cost). */
+  char *save = NULL;
+  for (char *item = strtok_r(copy, " \t", &save); item && s == STC_OK;
+       item = strtok_r(NULL, " \t", &save)) {
+    char *eq = strchr(item, '=');
+    if (!eq || eq == item) {
+      stc_error_set(err, NULL, 0, 0,
+                    "schedule option '%s' is not of the form name=value", item);
+      s = STC_ERR_INVALID;
+    } else if (count == MAX_PASS_OPTIONS) {
+      stc_error_set(err, NULL, 0, 0, "too many schedule options");
+      s = STC_ERR_INVALID;
+    } else {
+      *eq = 0;
+      if (strcmp(item, "profile") == 0) {
+        stc_error_set(err, NULL, 0, 0,
+                      "give the profile with --hot-path-profile, not as a "
+                      "schedule option");
+        s = STC_ERR_INVALID;
+      }
+      values[count++] = (stc_pass_option_value){item, eq + 1};
+    }
+  }
   if (s == STC_OK)
-    s = add_stc(pm, "stc-hot-path-schedule", hot_path_profile ? "profile" : NULL,
-                hot_path_profile, err);
+    s = add_stc_values(pm, "stc-hot-path-schedule", values, count, err);
+  free(copy);
+  return s;
+}
+
+stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
+                                 const stc_tune_pipeline_options *options,
+                                 stc_error *err) {
+  static const stc_tune_pipeline_options defaults = {0};
+  if (!options)
+    options = &defaults;
+  /* 1. Plan: hot regions get variants (by profile, else static cost). */
+  stc_status s = add_schedule(pm, options, err);
   /* 2. Sites: @S__ref + @S__<schedule> variants behind a dispatch @S. */
   if (s == STC_OK)
     s = add_stc(pm, "stc-multi-variant",
-                variant_library ? "variant-library" : NULL, variant_library,
-                err);
+                options->variant_library ? "variant-library" : NULL,
+                options->variant_library, err);
   /* 3. Bufferize. Equivalent buffer results are NOT dropped: whether a
    *    schedule's result bufferizes in place into its init differs from one
    *    schedule to another (tiled loops often do not), so dropping them gave

@@ -9,13 +9,23 @@
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
 
+/* What a user can set on the pipeline; every field may be NULL. */
+typedef struct stc_tune_pipeline_options {
+  /* The profile for stc-hot-path-schedule; NULL = static cost estimate. */
+  const char *hot_path_profile;
+  /* More stc-hot-path-schedule options, "k=v k2=v2" (e.g. "min-samples=2
+   * variants-per-warm=0"); NULL = the pass's defaults. */
+  const char *schedule_options;
+  /* A YAML file of extra schedules for stc-multi-variant; NULL = built-ins. */
+  const char *variant_library;
+} stc_tune_pipeline_options;
+
 /* Appends the whole pipeline to pm (anchored on builtin.module).
- * hot_path_profile: the profile for stc-hot-path-schedule, NULL = static
- * cost estimate. variant_library: a YAML file of extra schedules for
- * stc-multi-variant, NULL = built-in schedules only. STC_ERR_INVALID with
- * err set when a pass cannot be built. */
-stc_status stc_tune_pipeline_add(MlirOpPassManager pm, const char *hot_path_profile,
-                                 const char *variant_library, stc_error *err);
+ * STC_ERR_INVALID with err set when a pass cannot be built (e.g. a bad
+ * schedule option). options may be NULL. */
+stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
+                                 const stc_tune_pipeline_options *options,
+                                 stc_error *err);
 
 /* Checks that only llvm.* / omp.* ops (and the builtin.module) remain.
  * Otherwise STC_ERR_INVALID, err names the first offending op, and *blame

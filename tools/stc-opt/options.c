@@ -23,6 +23,7 @@ typedef enum flag_id {
   FLAG_TUNE_HOT_PATHS,
   FLAG_HOT_PATH_PROFILE,
   FLAG_VARIANT_LIBRARY,
+  FLAG_HOT_PATH_OPTIONS,
   FLAG_TARGET,
   FLAG_EMIT,
   FLAG_HELP,
@@ -59,6 +60,9 @@ static const flag_spec flags[] = {
      "dispatch for hot sites"},
     {"hot-path-profile", "file", FLAG_HOT_PATH_PROFILE,
      "profile for --tune-hot-paths (default: static cost estimate)"},
+    {"hot-path-options", "k=v ...", FLAG_HOT_PATH_OPTIONS,
+     "stc-hot-path-schedule options for --tune-hot-paths, e.g. "
+     "'min-samples=2 variants-per-warm=0'"},
     {"variant-library", "file", FLAG_VARIANT_LIBRARY,
      "YAML file of extra schedules for --tune-hot-paths' multi-variant step"},
     {"target", "cpu|cuda", FLAG_TARGET,
@@ -241,6 +245,9 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
     }
     options->tune.hot_path_profile = value;
     break;
+  case FLAG_HOT_PATH_OPTIONS:
+    options->tune.schedule_options = value;
+    break;
   case FLAG_VARIANT_LIBRARY:
     if (value[0] == '\0') {
       stc_opt_error("option '%s' needs a file name", arg);
@@ -279,12 +286,13 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
 /* Options that only make sense with --tune-hot-paths. */
 static int check_tune_options(const stc_opt_options *options) {
   const stc_opt_tune_options *tune = &options->tune;
-  if (!tune->requested &&
-      (tune->hot_path_profile || tune->variant_library || tune->target)) {
+  if (!tune->requested && (tune->hot_path_profile || tune->variant_library ||
+                           tune->schedule_options || tune->target)) {
     stc_opt_error("'%s' needs --tune-hot-paths",
-                  tune->hot_path_profile  ? "--hot-path-profile"
-                  : tune->variant_library ? "--variant-library"
-                                          : "--target");
+                  tune->hot_path_profile   ? "--hot-path-profile"
+                  : tune->variant_library  ? "--variant-library"
+                  : tune->schedule_options ? "--hot-path-options"
+                                           : "--target");
     return STC_OPT_EXIT_USAGE;
   }
   if (!tune->requested && tune->emit && strcmp(tune->emit, "mlir") != 0) {

@@ -79,6 +79,7 @@ typedef struct stc_opt_tune_options {
   bool requested;               /* --tune-hot-paths */
   const char *hot_path_profile; /* --hot-path-profile=; NULL = static cost */
   const char *variant_library;  /* --variant-library=; NULL = built-ins only */
+  const char *schedule_options; /* --hot-path-options=; NULL = defaults */
   const char *target;           /* --target=cpu|cuda; NULL = cpu */
   const char *emit;             /* --emit=mlir|llvm|obj; NULL = mlir */
 } stc_opt_tune_options;

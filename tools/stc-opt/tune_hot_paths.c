@@ -22,8 +22,10 @@ stc_status stc_opt_tune_hot_paths(MlirOpPassManager pm,
                   tune->target);
     return STC_ERR_UNAVAILABLE;
   }
-  return stc_tune_pipeline_add(pm, tune->hot_path_profile,
-                               tune->variant_library, err);
+  stc_tune_pipeline_options options = {tune->hot_path_profile,
+                                       tune->schedule_options,
+                                       tune->variant_library};
+  return stc_tune_pipeline_add(pm, &options, err);
 }
 
 bool stc_opt_emit_available(const char *kind, stc_error *err) {

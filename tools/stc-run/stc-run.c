@@ -57,6 +57,7 @@ typedef struct run_options {
   bool tune_hot_paths;
   const char *hot_path_profile; /* NULL = static cost estimate */
   const char *variant_library;  /* NULL = built-in schedules only */
+  const char *schedule_options; /* NULL = the scheduling pass's defaults */
 } run_options;
 
 /* A runner's output is the program's: the scheduling pass's remarks (one
@@ -80,6 +81,8 @@ static const char usage_text[] =
     "  -O0 -O1 -O2 -O3              LLVM optimization level (default -O2)\n"
     "  --tune-hot-paths             lower linalg on tensors with tunable sites\n"
     "  --hot-path-profile=<file>    profile for --tune-hot-paths\n"
+    "  --hot-path-options='k=v ...' stc-hot-path-schedule options for\n"
+    "                               --tune-hot-paths (e.g. min-samples=2)\n"
     "  --variant-library=<file>     YAML file of extra schedules for\n"
     "                               --tune-hot-paths\n"
     "  --remarks                    print the compiler's remarks (the\n"
@@ -200,6 +203,9 @@ static int options_parse(int argc, char **argv, run_options *options) {
     } else if ((value = option_value("--variant-library", argc, argv, &i,
                                      &missing))) {
       options->variant_library = value;
+    } else if ((value = option_value("--hot-path-options", argc, argv, &i,
+                                     &missing))) {
+      options->schedule_options = value;
     } else if (missing) {
       error("option '%s' needs a value", arg);
       return EXIT_USAGE;
@@ -226,11 +232,13 @@ static int options_parse(int argc, char **argv, run_options *options) {
       return EXIT_USAGE;
     }
   }
-  if ((options->hot_path_profile || options->variant_library) &&
+  if ((options->hot_path_profile || options->variant_library ||
+       options->schedule_options) &&
       !options->tune_hot_paths) {
-    error("%s needs --tune-hot-paths", options->hot_path_profile
-                                           ? "--hot-path-profile"
-                                           : "--variant-library");
+    error("%s needs --tune-hot-paths",
+          options->hot_path_profile  ? "--hot-path-profile"
+          : options->variant_library ? "--variant-library"
+                                     : "--hot-path-options");
     return EXIT_USAGE;
   }
   if (!options->input)
@@ -464,8 +472,11 @@ static stc_status tune_hot_paths(MlirModule module,
   MlirPassManager pm = mlirPassManagerCreateOnOperation(
       ctx, mlirStringRefCreateFromCString("builtin.module"));
   stc_status status = stc_tune_pipeline_add(
-      mlirPassManagerGetAsOpPassManager(pm), options->hot_path_profile,
-      options->variant_library, err);
+      mlirPassManagerGetAsOpPassManager(pm),
+      &(stc_tune_pipeline_options){options->hot_path_profile,
+                                   options->schedule_options,
+                                   options->variant_library},
+      err);
   if (status == STC_OK &&
       mlirLogicalResultIsFailure(
           mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
