@@ -38,7 +38,10 @@
  * VERIFIED once per run before any use (an invalid script crashes the
  * interpreter). A schedule applies to a site when its kind matches the op's
  * kind and, for a site with a dynamic dimension, it is safe for dynamic
- * shapes (stc.dynamic = "yes"). It is applied to a detached clone of the
+ * shapes (stc.dynamic = "yes"); a schedule with stc.requires = "blas" (a
+ * vendor-BLAS variant, lowered by stc-lower-blas) applies only to ops the
+ * runtime's BLAS entry points compute exactly, and its variant gets
+ * eligibility "blas". It is applied to a detached clone of the
  * reference; if the interpreter fails or the result does not verify, the
  * clone is destroyed and a remark says so: never a crash, never a
  * half-transformed variant. A site where no schedule applied still gets its
@@ -250,6 +253,7 @@ typedef struct prepared_schedule {
   const stc_schedule *schedule;
   MlirOperation module; /* owned; null when not selected */
   MlirOperation entry;  /* the named sequence inside module */
+  bool blas;            /* stc.requires = "blas": a vendor-BLAS variant */
 } prepared_schedule;
 
 /* Reports a script problem at the best place: inside the YAML file at the
@@ -320,6 +324,29 @@ static unsigned op_column(MlirOperation op) {
              : 0;
 }
 
+/* Reads the optional stc.requires of a schedule's named sequence (built-in
+ * or user): "blas" makes its variants vendor-BLAS variants (eligible only
+ * where the runtime loads a BLAS, offered only for ops BLAS computes, and
+ * lowered by stc-lower-blas). Anything else is an error: a requirement the
+ * compiler does not know must not be dropped silently. */
+static bool read_requirement(MlirContext ctx, MlirOperation module,
+                             stc_schedule *s, prepared_schedule *out) {
+  MlirAttribute requires =
+      mlirOperationGetAttributeByName(out->entry, str("stc.requires"));
+  if (mlirAttributeIsNull(requires))
+    return true;
+  MlirStringRef value = mlirAttributeIsAString(requires)
+                            ? mlirStringAttrGetValue(requires)
+                            : (MlirStringRef){"", 0};
+  if (value.length == 4 && memcmp(value.data, "blas", 4) == 0) {
+    out->blas = true;
+    return true;
+  }
+  script_error(ctx, module, s, op_line(out->entry), op_column(out->entry),
+               "stc.requires must be the string \"blas\"", "");
+  return false;
+}
+
 /* Parses, verifies and finds the entry of one schedule; false with an error
  * emitted (located in the YAML file for user schedules). */
 static bool prepare_schedule(MlirContext ctx, MlirOperation module,
@@ -350,7 +377,8 @@ static bool prepare_schedule(MlirContext ctx, MlirOperation module,
                    "op handle (!transform.any_op or !transform.op<...>): the "
                    "site's op", "");
     else
-      ok = !s->builtin || read_builtin_fields(ctx, module, s, out->entry);
+      ok = (!s->builtin || read_builtin_fields(ctx, module, s, out->entry)) &&
+           read_requirement(ctx, module, s, out);
   }
   stc_text_free(&capture.message);
   if (!ok) {
@@ -708,7 +736,9 @@ static int64_t workspace_bytes(MlirOperation func) {
   return (int64_t)walk.bytes;
 }
 
-static const char *eligibility(stc_schedule_shapes shapes) {
+static const char *eligibility(stc_schedule_shapes shapes, bool blas) {
+  if (blas)
+    return "blas"; /* every shape: the entry points read them at run time */
   switch (shapes) {
   case STC_SCHEDULE_SHAPES_STATIC:
     return "static-shape";
@@ -722,6 +752,7 @@ static const char *eligibility(stc_schedule_shapes shapes) {
 /* One variant built for a site, for the descriptor. */
 typedef struct built_variant {
   const stc_schedule *schedule;
+  bool blas;
   char symbol[700];
   int64_t workspace;
 } built_variant;
@@ -775,6 +806,7 @@ static bool try_variant(run_state *state, const site *s, MlirOperation ref,
   mlirOperationMoveAfter(variant, *place_after);
   *place_after = variant;
   out->schedule = schedule;
+  out->blas = p->blas;
   out->workspace = workspace_bytes(variant);
   return true;
 }
@@ -843,7 +875,8 @@ static MlirAttribute descriptor(run_state *state, const site *s,
     append_symbol(&text, variants[i].symbol);
     stc_text_appendf(&text,
                      ", workspace_bytes = %" PRId64 " : i64, eligibility = \"%s\"}",
-                     variants[i].workspace, eligibility(variants[i].schedule->shapes));
+                     variants[i].workspace,
+                     eligibility(variants[i].schedule->shapes, variants[i].blas));
   }
   /* The results, for the out-params buffer-results-to-out-params may add
    * (stc-lower-dispatch gives them role output), and whether every shape is
@@ -933,8 +966,63 @@ static bool replace_with_call(run_state *state, const site *s, MlirType type) {
   return true;
 }
 
-static bool schedule_fits(const site *s, const stc_schedule *schedule) {
+/* The indexing maps BLAS computes, per op (include/stc/rt_blas.h): the
+ * ops' defaults. A matmul or batch_matmul given other maps (transposed or
+ * broadcast operands) is left to the other schedules. */
+static const struct {
+  const char *op;
+  const char *maps; /* as the ArrayAttr prints; NULL: fixed by the op */
+} blas_ops[] = {
+    {"linalg.matmul", "[affine_map<(d0, d1, d2) -> (d0, d2)>, "
+                      "affine_map<(d0, d1, d2) -> (d2, d1)>, "
+                      "affine_map<(d0, d1, d2) -> (d0, d1)>]"},
+    {"linalg.batch_matmul", "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, "
+                            "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
+                            "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]"},
+    {"linalg.matvec", NULL},
+    {"linalg.vecmat", NULL},
+};
+
+static bool is_f32_or_f64(MlirType t) { return mlirTypeIsAF32(t) || mlirTypeIsAF64(t); }
+
+/* True when the runtime's BLAS entry points compute op exactly: a matmul,
+ * batch_matmul, matvec or vecmat with its default maps, every operand and
+ * result of one element type, f32 or f64 (no mixed-precision accumulation
+ * in BLAS), no extra operands. */
+static bool blas_computes(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t which = sizeof blas_ops / sizeof *blas_ops;
+  for (size_t i = 0; i < sizeof blas_ops / sizeof *blas_ops; i++)
+    if (strlen(blas_ops[i].op) == name.length &&
+        memcmp(blas_ops[i].op, name.data, name.length) == 0)
+      which = i;
+  if (which == sizeof blas_ops / sizeof *blas_ops ||
+      mlirOperationGetNumOperands(op) != 3 || mlirOperationGetNumResults(op) != 1)
+    return false;
+  MlirType element = mlirShapedTypeGetElementType(
+      mlirValueGetType(mlirOperationGetResult(op, 0)));
+  if (!is_f32_or_f64(element))
+    return false;
+  for (intptr_t i = 0; i < 3; i++)
+    if (!mlirTypeEqual(mlirShapedTypeGetElementType(
+                           mlirValueGetType(mlirOperationGetOperand(op, i))),
+                       element))
+      return false;
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  if (!blas_ops[which].maps || mlirAttributeIsNull(maps))
+    return true;
+  stc_text text = {0};
+  mlirAttributePrint(maps, text_callback, &text);
+  bool same = text.data && strcmp(text.data, blas_ops[which].maps) == 0;
+  stc_text_free(&text);
+  return same;
+}
+
+static bool schedule_fits(const site *s, const prepared_schedule *p) {
+  const stc_schedule *schedule = p->schedule;
   if (!schedule->kind || strcmp(schedule->kind, s->kind) != 0)
+    return false;
+  if (p->blas && !blas_computes(s->op))
     return false;
   return !s->dynamic || schedule->shapes == STC_SCHEDULE_SHAPES_ANY;
 }
@@ -991,7 +1079,7 @@ static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
     const prepared_schedule *p = &state->prepared[i];
     if (mlirOperationIsNull(p->module) ||
         !schedule_selected(state->options, p->schedule->name) ||
-        !schedule_fits(s, p->schedule))
+        !schedule_fits(s, p))
       continue;
     if (try_variant(state, s, ref, p, &after, &variants[count]))
       count++;

@@ -10,6 +10,7 @@ static const stc_pass_spec *const specs[] = {
     &stc_hot_path_schedule_pass_spec,
     &stc_multi_variant_pass_spec,
     &stc_out_params_scope_pass_spec,
+    &stc_lower_blas_pass_spec,
     &stc_lower_dispatch_pass_spec,
     /* test only (passes/test_passes.c): exercise stc-opt's pipeline code */
     &stc_test_annotate_pass_spec,

@@ -52,6 +52,7 @@ extern const stc_pass_spec stc_hot_path_schedule_pass_spec;
 extern const stc_pass_spec stc_multi_variant_pass_spec;
 extern const stc_pass_spec stc_out_params_scope_pass_spec;
 extern const stc_pass_spec stc_lower_dispatch_pass_spec;
+extern const stc_pass_spec stc_lower_blas_pass_spec;
 
 /* Emits `message` as a remark at `at` (the C API has no remark emitter;
  * multi_variant.c goes through the transform dialect). Best effort. */

@@ -276,7 +276,7 @@ const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index) {
     /* Only a static site (it has a slot) is known to run compiled shapes. */
     return site->slot ? NULL : "static-shape variant at a dynamic site";
   case STC_RT_ELIGIBLE_BLAS:
-    return "vendor BLAS not loaded";
+    return stc_rt__blas_ineligible_reason();
   }
   return "unknown eligibility";
 }

@@ -46,6 +46,13 @@ void stc_rt__report_print(const stc_tune_report *report,
 /* Why variant `index` of site is ineligible at run time, or NULL. */
 const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index);
 
+/* NULL when a vendor BLAS is loaded (loading it on the first call), else
+ * "vendor BLAS not loaded: <why>" (static storage; blas.c). */
+const char *stc_rt__blas_ineligible_reason(void);
+/* Test-only: the next BLAS call reads $STC_BLAS / $STC_BLAS_LIBRARY again.
+ * Not safe while another thread is inside an entry point. */
+void stc_rt__blas_reset(void);
+
 /* ---- trial_cpu.c: the CPU trial runner ---- */
 
 typedef struct stc_rt__trial stc_rt__trial;

@@ -9,6 +9,7 @@
 #include "rt_internal.h"
 
 #include "stc/profile.h"
+#include "stc/rt_blas.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -219,6 +220,17 @@ static const stc_rt_symbol g_symbols[] = {
     {"stc_rt_profile_export", (void *)stc_rt_profile_export},
     {"stc_rt_regions_reset", (void *)stc_rt_regions_reset},
     {"stc_rt_site_enter", (void *)stc_rt_site_enter},
+    /* stc/rt_blas.h: what stc-lower-blas calls */
+    {"_mlir_ciface_stc_rt_blas_matmul_f32", (void *)_mlir_ciface_stc_rt_blas_matmul_f32},
+    {"_mlir_ciface_stc_rt_blas_matmul_f64", (void *)_mlir_ciface_stc_rt_blas_matmul_f64},
+    {"_mlir_ciface_stc_rt_blas_batch_matmul_f32",
+     (void *)_mlir_ciface_stc_rt_blas_batch_matmul_f32},
+    {"_mlir_ciface_stc_rt_blas_batch_matmul_f64",
+     (void *)_mlir_ciface_stc_rt_blas_batch_matmul_f64},
+    {"_mlir_ciface_stc_rt_blas_matvec_f32", (void *)_mlir_ciface_stc_rt_blas_matvec_f32},
+    {"_mlir_ciface_stc_rt_blas_matvec_f64", (void *)_mlir_ciface_stc_rt_blas_matvec_f64},
+    {"_mlir_ciface_stc_rt_blas_vecmat_f32", (void *)_mlir_ciface_stc_rt_blas_vecmat_f32},
+    {"_mlir_ciface_stc_rt_blas_vecmat_f64", (void *)_mlir_ciface_stc_rt_blas_vecmat_f64},
 };
 
 const stc_rt_symbol *stc_rt_symbols(size_t *count) {

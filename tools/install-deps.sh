@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything stc needs on Debian 12 (bookworm): the build tools,
 # LLVM/MLIR 22 (headers, C API archives, mlir-opt/mlir-runner, lit,
-# FileCheck), libyaml. Skips apt entirely when every package is present.
+# FileCheck), libyaml, and OpenBLAS (loaded by libstc_rt with dlopen for BLAS
+# variants; never linked). Skips apt entirely when every package is present.
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build lld python3
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  libyaml-dev libomp-22-dev
+  libyaml-dev libomp-22-dev libopenblas0
 )
 
 missing=()

@@ -39,6 +39,10 @@
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matvec_tile_reduction_vec' %s 2>&1 | FileCheck %s -DNAME=matvec_tile_reduction_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=vecmat_kn_tile16x64_vec' %s 2>&1 | FileCheck %s -DNAME=vecmat_kn_tile16x64_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=vecmat_tile64x16_vec' %s 2>&1 | FileCheck %s -DNAME=vecmat_tile64x16_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_blas' %s 2>&1 | FileCheck %s -DNAME=matmul_blas
+// RUN: stc-opt --stc-multi-variant='all=true schedules=batch_matmul_blas' %s 2>&1 | FileCheck %s -DNAME=batch_matmul_blas
+// RUN: stc-opt --stc-multi-variant='all=true schedules=matvec_blas' %s 2>&1 | FileCheck %s -DNAME=matvec_blas
+// RUN: stc-opt --stc-multi-variant='all=true schedules=vecmat_blas' %s 2>&1 | FileCheck %s -DNAME=vecmat_blas
 // RUN: for f in %stc_src_root/passes/schedules/*.mlir; do n=$(basename $f .mlir); grep -q "schedules=$n'" %s || { echo "no RUN line for built-in schedule $n"; exit 1; }; done
 
 // CHECK-NOT: remark

@@ -3,8 +3,8 @@
  * signature - a matmul-accumulate C += A*B reference, a correct variant doing
  * a quarter of the reference's work ("fast"), a correct one doing four times
  * more ("slow"), one that perturbs an element ("wrong"), and a BLAS-eligible
- * one that must never run (no vendor BLAS is loaded) - each with an unpacked
- * `entry` too. Every test starts from stc_rt__dispatch_reset, so the tests
+ * one that must never run (STC_BLAS=off: no vendor BLAS is loaded; the
+ * loaded case is test_blas.c) - each with an unpacked `entry` too. Every test starts from stc_rt__dispatch_reset, so the tests
  * also pass when run in one process. */
 #include "stc_test.h"
 
@@ -216,6 +216,9 @@ static void enter(stc_rt_site *site, problem *p) {
 static void fresh_config(stc_rt_dispatch_config *config, stc_tune_mode mode,
                          const char *cache_directory) {
   stc_rt__dispatch_reset();
+  /* Read once per process, before the first site: the same in every test. */
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
   for (int v = 0; v < NUM_VARIANTS; v++)
     atomic_store(&g_calls[v], 0);
   atomic_store(&g_fast_repeats, 1);
@@ -389,7 +392,7 @@ STC_TEST(printed_report_is_a_table_with_runtime_reasons) {
   STC_CHECK_CONTAINS(text, "site:     test/matmul#dynamic|linalg.matmul");
   STC_CHECK_CONTAINS(text, "workload: f32[24x24:24,1]");
   STC_CHECK_CONTAINS(text, "winner:   fast");
-  STC_CHECK_CONTAINS(text, "vendor BLAS not loaded");
+  STC_CHECK_CONTAINS(text, "(vendor BLAS not loaded: STC_BLAS=off)");
   STC_CHECK_CONTAINS(text, "samples");
   free(text);
   problem_free(&p);
@@ -454,6 +457,9 @@ STC_TEST(environment_controls_are_read_once_with_warnings) {
 
 STC_TEST(unconfigured_runtime_reads_the_environment) {
   stc_rt__dispatch_reset();
+  /* Read once per process, before the first site: the same in every test. */
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
   for (int v = 0; v < NUM_VARIANTS; v++)
     atomic_store(&g_calls[v], 0);
   setenv("STC_TUNE", "off", 1);
@@ -689,7 +695,7 @@ STC_TEST(check_all_finds_the_wrong_variant) {
   STC_CHECK_EQ_U64(s.check_mismatches, 1);
   STC_CHECK_CONTAINS(text, "] wrong: FAIL (1 mismatches");
   STC_CHECK_CONTAINS(text, "] fast: pass");
-  STC_CHECK_CONTAINS(text, "] blas: skipped (vendor BLAS not loaded)");
+  STC_CHECK_CONTAINS(text, "] blas: skipped (vendor BLAS not loaded: STC_BLAS=off)");
   STC_CHECK_CONTAINS(text, "stc: check-all: 4 variants, 1 mismatches");
   free(text);
   problem_free(&p);

@@ -134,6 +134,11 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
     s = add_upstream(pm, "buffer-results-to-out-params{hoist-static-allocs}", err);
   if (s == STC_OK)
     s = add_stc(pm, "stc-out-params-scope", "restore", "true", err);
+  /* 4b. BLAS variants: their marked op becomes a call of libstc_rt's
+   *     vendor-BLAS entry point (passes/lower_blas.c), on the buffers
+   *     bufferization chose. */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-lower-blas", NULL, NULL, err);
   /* 5. The rest of passes/schedules/lowering-pipeline.txt: deallocation,
    *    vector, OpenMP, memref, scf, cf, everything to LLVM. */
   if (s == STC_OK)
