@@ -554,8 +554,6 @@ static instrument_options *options_copy(const instrument_options *from) {
   return copy;
 }
 
-static void construct(void *user) { (void)user; }
-
 /* MLIR's clone callback cannot fail; a clone without options (NULL) reports
  * the allocation failure when it runs instead. */
 static void *clone(void *user) { return user ? options_copy(user) : NULL; }
@@ -646,20 +644,10 @@ static MlirPass create(const stc_pass_option_value *values, size_t count,
       mlirGetDialectHandle__llvm__(),
       mlirGetDialectHandle__arith__(),
   };
-  MlirExternalPassCallbacks callbacks = {
-      .construct = construct,
-      .destruct = destruct,
-      .initialize = NULL,
-      .clone = clone,
-      .run = run,
-  };
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&pass_type_anchor), str("StcInstrument"),
-      str(PASS_NAME),
-      str("name every region (stc.region) and bracket it with the runtime's "
-          "region timer"),
-      str("builtin.module"), sizeof dialects / sizeof dialects[0], dialects,
-      callbacks, options);
+  stc_pass_def def = {&stc_instrument_pass_spec, "StcInstrument",
+                      &pass_type_anchor, dialects,
+                      sizeof dialects / sizeof dialects[0], run, clone, destruct};
+  return stc__create_pass(&def, options);
 }
 
 const stc_pass_spec stc_instrument_pass_spec = {

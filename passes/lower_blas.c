@@ -243,25 +243,17 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
     mlirExternalPassSignalFailure(pass);
 }
 
-static void nop(void *user) { (void)user; }
-static void *clone(void *user) { return user; }
 static _Alignas(8) char type_anchor;
 
 static MlirPass create(const stc_pass_option_value *values, size_t count,
                        stc_error *err) {
-  if (count > 0) {
-    stc_error_set(err, NULL, 0, 0, PASS_NAME ": unknown option '%s' (it has none)",
-                  values[0].name ? values[0].name : "");
+  if (!stc__no_options(PASS_NAME, values, count, err))
     return (MlirPass){NULL};
-  }
   MlirDialectHandle dialects[] = {mlirGetDialectHandle__func__(),
                                   mlirGetDialectHandle__memref__()};
-  MlirExternalPassCallbacks callbacks = {
-      .construct = nop, .destruct = nop, .clone = clone, .run = run};
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&type_anchor), str("StcLowerBlas"), str(PASS_NAME),
-      str("replace ops marked stc.blas by calls of the runtime's BLAS entry points"),
-      str("builtin.module"), 2, dialects, callbacks, NULL);
+  stc_pass_def def = {&stc_lower_blas_pass_spec, "StcLowerBlas", &type_anchor,
+                      dialects, 2, run, NULL, NULL};
+  return stc__create_pass(&def, NULL);
 }
 
 const stc_pass_spec stc_lower_blas_pass_spec = {

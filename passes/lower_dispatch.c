@@ -120,8 +120,6 @@ static void scope_run(MlirOperation module, MlirExternalPass pass, void *user) {
   (void)pass;
 }
 
-static void scope_nop(void *user) { (void)user; }
-static void *scope_clone(void *user) { return user; }
 static _Alignas(8) char scope_type_anchor;
 
 static const stc_pass_option_spec scope_options[] = {
@@ -144,16 +142,10 @@ static MlirPass scope_create(const stc_pass_option_value *values, size_t count,
       return (MlirPass){NULL};
   }
   MlirDialectHandle dialects[] = {mlirGetDialectHandle__func__()};
-  MlirExternalPassCallbacks callbacks = {
-      .construct = scope_nop, .destruct = scope_nop, .clone = scope_clone,
-      .run = scope_run};
-  /* The option is the user pointer: non-NULL = restore (no allocation). */
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&scope_type_anchor), str("StcOutParamsScope"),
-      str(SCOPE_PASS_NAME),
-      str("around buffer-results-to-out-params: limit it to site functions"),
-      str("builtin.module"), 1, dialects, callbacks,
-      restore ? (void *)&scope_type_anchor : NULL);
+  stc_pass_def def = {&stc_out_params_scope_pass_spec, "StcOutParamsScope",
+                      &scope_type_anchor, dialects, 1, scope_run, NULL, NULL};
+  /* The option is the state: non-NULL = restore (no allocation). */
+  return stc__create_pass(&def, restore ? (void *)&scope_type_anchor : NULL);
 }
 
 const stc_pass_spec stc_out_params_scope_pass_spec = {
@@ -871,8 +863,6 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
     mlirExternalPassSignalFailure(pass);
 }
 
-static void nop(void *user) { (void)user; }
-static void *clone(void *user) { return user; }
 static _Alignas(8) char pass_type_anchor;
 
 #define PASS_DESCRIPTION                                                      \
@@ -882,20 +872,14 @@ static _Alignas(8) char pass_type_anchor;
 
 static MlirPass create(const stc_pass_option_value *values, size_t count,
                        stc_error *err) {
-  if (count > 0) {
-    stc_error_set(err, NULL, 0, 0, PASS_NAME ": unknown option '%s' (it has none)",
-                  values[0].name ? values[0].name : "");
+  if (!stc__no_options(PASS_NAME, values, count, err))
     return (MlirPass){NULL};
-  }
   /* transform: remarks go through transform.debug.emit_remark_at. */
   MlirDialectHandle dialects[] = {mlirGetDialectHandle__llvm__(),
                                   mlirGetDialectHandle__transform__()};
-  MlirExternalPassCallbacks callbacks = {
-      .construct = nop, .destruct = nop, .clone = clone, .run = run};
-  return mlirCreateExternalPass(mlirTypeIDCreate(&pass_type_anchor),
-                                str("StcLowerDispatch"), str(PASS_NAME),
-                                str(PASS_DESCRIPTION), str("builtin.module"), 2,
-                                dialects, callbacks, NULL);
+  stc_pass_def def = {&stc_lower_dispatch_pass_spec, "StcLowerDispatch",
+                      &pass_type_anchor, dialects, 2, run, NULL, NULL};
+  return stc__create_pass(&def, NULL);
 }
 
 const stc_pass_spec stc_lower_dispatch_pass_spec = {

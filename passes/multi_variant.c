@@ -1210,7 +1210,6 @@ static multi_variant_options *options_copy(const multi_variant_options *from) {
   return copy;
 }
 
-static void construct(void *user) { (void)user; }
 static void destruct(void *user) { options_free(user); }
 /* MLIR's clone callback cannot fail; a clone without options (NULL) reports
  * the allocation failure when it runs instead. */
@@ -1315,17 +1314,10 @@ static MlirPass create(const stc_pass_option_value *values, size_t count,
       mlirGetDialectHandle__arith__(),  mlirGetDialectHandle__memref__(),
       mlirGetDialectHandle__bufferization__(),
   };
-  MlirExternalPassCallbacks callbacks = {
-      .construct = construct,
-      .destruct = destruct,
-      .initialize = NULL,
-      .clone = clone,
-      .run = run,
-  };
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&pass_type_anchor), str("StcMultiVariant"),
-      str(PASS_NAME), str(PASS_DESCRIPTION), str("builtin.module"),
-      sizeof dialects / sizeof dialects[0], dialects, callbacks, options);
+  stc_pass_def def = {&stc_multi_variant_pass_spec, "StcMultiVariant",
+                      &pass_type_anchor, dialects,
+                      sizeof dialects / sizeof dialects[0], run, clone, destruct};
+  return stc__create_pass(&def, options);
 }
 
 const stc_pass_spec stc_multi_variant_pass_spec = {

@@ -22,6 +22,39 @@ const stc_pass_spec *const *stc_pass_specs(size_t *count) {
   return specs;
 }
 
+/* ---- making passes ---- */
+
+static void keep(void *state) { (void)state; }
+static void *share(void *state) { return state; }
+
+MlirPass stc__create_pass(const stc_pass_def *def, void *state) {
+  MlirExternalPassCallbacks callbacks = {
+      .construct = keep,
+      .destruct = def->destroy ? def->destroy : keep,
+      .initialize = NULL,
+      .clone = def->copy ? def->copy : share,
+      .run = def->run,
+  };
+  const stc_pass_spec *spec = def->spec;
+  return mlirCreateExternalPass(
+      mlirTypeIDCreate(def->type_id_anchor),
+      mlirStringRefCreateFromCString(def->type_name),
+      mlirStringRefCreateFromCString(spec->argument),
+      mlirStringRefCreateFromCString(spec->description),
+      mlirStringRefCreateFromCString(spec->op_name ? spec->op_name : ""),
+      (intptr_t)def->num_dialects, (MlirDialectHandle *)def->dialects,
+      callbacks, state);
+}
+
+bool stc__no_options(const char *pass, const stc_pass_option_value *values,
+                     size_t count, stc_error *err) {
+  if (count == 0)
+    return true;
+  stc_error_set(err, NULL, 0, 0, "%s: unknown option '%s' (it has none)", pass,
+                values[0].name ? values[0].name : "");
+  return false;
+}
+
 const stc_pass_spec *stc_pass_find(const char *argument) {
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
     if (strcmp(specs[i]->argument, argument) == 0)

@@ -694,7 +694,6 @@ static schedule_options *options_copy(const schedule_options *from) {
   return copy;
 }
 
-static void construct(void *user) { (void)user; }
 static void destruct(void *user) { options_free(user); }
 /* MLIR's clone callback cannot fail; a clone without options (NULL) reports
  * the allocation failure when it runs instead. */
@@ -803,18 +802,9 @@ static MlirPass create(const stc_pass_option_value *values, size_t count,
     return (MlirPass){NULL};
   }
   MlirDialectHandle dialects[] = {mlirGetDialectHandle__transform__()};
-  MlirExternalPassCallbacks callbacks = {
-      .construct = construct,
-      .destruct = destruct,
-      .initialize = NULL,
-      .clone = clone,
-      .run = run_pass,
-  };
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&pass_type_anchor), str("StcHotPathSchedule"), str(PASS_NAME),
-      str("classify regions hot/warm/cold from a profile (or a static estimate) "
-          "and plan how many variants each gets"),
-      str("builtin.module"), 1, dialects, callbacks, options);
+  stc_pass_def def = {&stc_hot_path_schedule_pass_spec, "StcHotPathSchedule",
+                      &pass_type_anchor, dialects, 1, run_pass, clone, destruct};
+  return stc__create_pass(&def, options);
 }
 
 const stc_pass_spec stc_hot_path_schedule_pass_spec = {

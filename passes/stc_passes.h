@@ -10,6 +10,7 @@
 #include "stc/status.h"
 
 #include <mlir-c/Pass.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -53,6 +54,31 @@ extern const stc_pass_spec stc_multi_variant_pass_spec;
 extern const stc_pass_spec stc_out_params_scope_pass_spec;
 extern const stc_pass_spec stc_lower_dispatch_pass_spec;
 extern const stc_pass_spec stc_lower_blas_pass_spec;
+
+/* How one stc pass is made: each pass's factory parses its options into
+ * a state and ends in stc__create_pass. */
+typedef struct stc_pass_def {
+  const stc_pass_spec *spec; /* argument, description, anchor op */
+  const char *type_name;     /* e.g. "StcLowerBlas" */
+  /* Address of a static, 8-byte aligned object of the pass's own file: the
+   * pass's TypeID. */
+  const void *type_id_anchor;
+  const MlirDialectHandle *dialects; /* dialects the pass creates ops of */
+  size_t num_dialects;
+  void (*run)(MlirOperation op, MlirExternalPass pass, void *state);
+  /* The state's copy (for pass clones; MLIR's clone cannot fail, so a copy
+   * may return NULL and the run reports it) and destructor. NULL for both:
+   * the state is immutable (or NULL) and clones share it. */
+  void *(*copy)(void *state);
+  void (*destroy)(void *state);
+} stc_pass_def;
+
+/* The external pass of `def`; it owns `state` from here on. */
+MlirPass stc__create_pass(const stc_pass_def *def, void *state);
+
+/* For passes without options: false with err set when count > 0. */
+bool stc__no_options(const char *pass, const stc_pass_option_value *values,
+                     size_t count, stc_error *err);
 
 /* Emits `message` as a remark at `at` (the C API has no remark emitter;
  * multi_variant.c goes through the transform dialect). Best effort. */

@@ -43,7 +43,6 @@ static stc_test_pass_state *state_create(const char *key, const char *value) {
   return state;
 }
 
-static void state_construct(void *user_data) { (void)user_data; }
 static void state_destruct(void *user_data) { state_free(user_data); }
 static void *state_clone(void *user_data) {
   const stc_test_pass_state *state = user_data;
@@ -90,19 +89,9 @@ static MlirPass make_pass(const stc_pass_spec *spec, const void *type_anchor,
                   spec->argument);
     return (MlirPass){NULL};
   }
-  MlirExternalPassCallbacks callbacks = {
-      .construct = state_construct,
-      .destruct = state_destruct,
-      .initialize = NULL,
-      .clone = state_clone,
-      .run = run,
-  };
-  const char *op_name = spec->op_name ? spec->op_name : "";
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(type_anchor), mlirStringRefCreateFromCString(name),
-      mlirStringRefCreateFromCString(spec->argument),
-      mlirStringRefCreateFromCString(spec->description),
-      mlirStringRefCreateFromCString(op_name), 0, NULL, callbacks, state);
+  stc_pass_def def = {spec, name, type_anchor, NULL, 0, run, state_clone,
+                      state_destruct};
+  return stc__create_pass(&def, state);
 }
 
 /* ---- stc-test-annotate ---------------------------------------------- */
