@@ -75,10 +75,6 @@ static bool has_attr(MlirOperation op, const char *name) {
   return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str(name)));
 }
 
-static void text_callback(MlirStringRef part, void *user) {
-  stc_text_append(user, part.data, part.length);
-}
-
 static MlirBlock module_body(MlirOperation module) {
   return mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
 }
@@ -539,7 +535,7 @@ static void declare(stc_text *t, const char *prefix, MlirStringRef name,
   for (intptr_t i = 0, n = mlirLLVMFunctionTypeGetNumInputs(type); i < n; i++) {
     if (i)
       stc_text_append(t, ", ", 2);
-    mlirTypePrint(mlirLLVMFunctionTypeGetInput(type, i), text_callback, t);
+    mlirTypePrint(mlirLLVMFunctionTypeGetInput(type, i), stc_text_callback, t);
   }
   stc_text_append(t, ")\n", 2);
 }
@@ -660,7 +656,7 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
   for (size_t i = 0; i < num_params; i++) {
     stc_text_appendf(t, "%s%%p%zu: ", i ? ", " : "", i);
     mlirTypePrint(mlirLLVMFunctionTypeGetInput(info->type, (intptr_t)i),
-                  text_callback, t);
+                  stc_text_callback, t);
   }
   stc_text_appendf(t, ") {\n");
   stc_text_appendf(t, "    %%n = llvm.mlir.constant(%zu : i64) : i64\n"
@@ -677,7 +673,7 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
     if (i)
       stc_text_append(&call_types, ", ", 2);
     mlirTypePrint(mlirLLVMFunctionTypeGetInput(info->type, (intptr_t)i),
-                  text_callback, &call_types);
+                  stc_text_callback, &call_types);
   }
   if (call_args.out_of_memory || call_types.out_of_memory)
     t->out_of_memory = true;

@@ -120,10 +120,6 @@ static bool has_attr(MlirOperation op, const char *name) {
   return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str(name)));
 }
 
-static void text_callback(MlirStringRef part, void *user) {
-  stc_text_append(user, part.data, part.length);
-}
-
 /* ---- diagnostics ---------------------------------------------------------- */
 
 /* Swallows the diagnostics of a step that may fail on purpose (parsing a
@@ -140,7 +136,7 @@ static MlirLogicalResult capture_handler(MlirDiagnostic diag, void *user) {
   if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticError &&
       !capture->has_error) {
     capture->has_error = true;
-    mlirDiagnosticPrint(diag, text_callback, &capture->message);
+    mlirDiagnosticPrint(diag, stc_text_callback, &capture->message);
     MlirLocation loc = mlirDiagnosticGetLocation(diag);
     if (mlirLocationIsAFileLineColRange(loc)) {
       capture->line = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
@@ -477,7 +473,7 @@ static bool has_reduction_iterator(MlirOperation op) {
   if (mlirAttributeIsNull(iterators))
     return false;
   stc_text text = {0};
-  mlirAttributePrint(iterators, text_callback, &text);
+  mlirAttributePrint(iterators, stc_text_callback, &text);
   bool found = text.data && strstr(text.data, "reduction");
   stc_text_free(&text);
   return found;
@@ -842,7 +838,7 @@ static void append_symbol(stc_text *text, const char *symbol) {
  * then its rank. */
 static void append_element_and_rank(stc_text *text, MlirType type) {
   stc_text element = {0};
-  mlirTypePrint(mlirShapedTypeGetElementType(type), text_callback, &element);
+  mlirTypePrint(mlirShapedTypeGetElementType(type), stc_text_callback, &element);
   stc_text_append_escaped(text, element.data ? element.data : "");
   stc_text_free(&element);
   stc_text_appendf(text, "\", rank = %" PRId64 " : i64}",
@@ -1012,7 +1008,7 @@ static bool blas_computes(MlirOperation op) {
   if (!blas_ops[which].maps || mlirAttributeIsNull(maps))
     return true;
   stc_text text = {0};
-  mlirAttributePrint(maps, text_callback, &text);
+  mlirAttributePrint(maps, stc_text_callback, &text);
   bool same = text.data && strcmp(text.data, blas_ops[which].maps) == 0;
   stc_text_free(&text);
   return same;

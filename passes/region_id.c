@@ -298,6 +298,10 @@ void stc_text_append_escaped(stc_text *text, const char *data) {
   }
 }
 
+void stc_text_callback(MlirStringRef piece, void *user_data) {
+  stc_text_append(user_data, piece.data, piece.length);
+}
+
 void stc_text_free(stc_text *text) {
   if (!text)
     return;

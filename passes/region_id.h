@@ -140,6 +140,9 @@ void stc_text_appendf(stc_text *text, const char *format, ...)
  * backslashes and non-printable bytes become \XX (two hex digits). */
 void stc_text_append_escaped(stc_text *text, const char *data);
 void stc_text_free(stc_text *text);
+/* An MlirStringCallback appending to the stc_text user_data (the printers'
+ * callback: mlirOperationPrint, mlirAttributePrint, ...). */
+void stc_text_callback(MlirStringRef piece, void *user_data);
 
 /* Option values as the stc pass factories accept them. Each returns false
  * and fills err ("<pass>: option '<name>': ...") on a bad value. */

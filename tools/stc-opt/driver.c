@@ -75,7 +75,7 @@ void stc_opt_driver_destroy(stc_opt_driver *driver) {
  * the chunk's exit code. */
 static int process_chunk(stc_opt_driver *driver, const stc_opt_options *options,
                          const stc_opt_chunk *chunk, const char *file_name,
-                         stc_opt_text *output) {
+                         stc_text *output) {
   stc_opt_diagnostics_clear(&driver->diagnostics);
   int code = STC_OPT_EXIT_OK;
   MlirModule module = stc_opt_parse_module(driver->ctx, &chunk->text,
@@ -89,9 +89,9 @@ static int process_chunk(stc_opt_driver *driver, const stc_opt_options *options,
         (code = stc_opt_tune_finish(op, options, &emitted)) == STC_OPT_EXIT_OK &&
         !emitted) {
       MlirOpPrintingFlags flags = printing_flags(options);
-      mlirOperationPrintWithFlags(op, flags, stc_opt_text_callback, output);
+      mlirOperationPrintWithFlags(op, flags, stc_text_callback, output);
       mlirOpPrintingFlagsDestroy(flags);
-      stc_opt_text_append(output, "\n", 1);
+      stc_text_append(output, "\n", 1);
     } else if (code == STC_OPT_EXIT_OK && !emitted) {
       code = STC_OPT_EXIT_FAILURE;
     }
@@ -119,7 +119,7 @@ static int worse(int a, int b) {
   return a > b ? a : b;
 }
 
-static int write_output(const char *path, const stc_opt_text *output) {
+static int write_output(const char *path, const stc_text *output) {
   bool to_stdout = strcmp(path, "-") == 0;
   FILE *file = to_stdout ? stdout : fopen(path, "wb");
   if (!file) {
@@ -137,10 +137,10 @@ static int write_output(const char *path, const stc_opt_text *output) {
 }
 
 int stc_opt_driver_run(stc_opt_driver *driver, const stc_opt_options *options) {
-  stc_opt_text input = {0};
+  stc_text input = {0};
   if (!stc_opt_read_file(options->input, &input)) {
     stc_opt_error("cannot read '%s': %s", options->input, strerror(errno));
-    stc_opt_text_free(&input);
+    stc_text_free(&input);
     return STC_OPT_EXIT_INPUT;
   }
   const char *file_name =
@@ -149,7 +149,7 @@ int stc_opt_driver_run(stc_opt_driver *driver, const stc_opt_options *options) {
   stc_opt_chunk *chunks = NULL;
   size_t count = 0;
   int code = STC_OPT_EXIT_OK;
-  stc_opt_text output = {0};
+  stc_text output = {0};
   bool split = stc_opt_split_input(input.data, input.length,
                                    options->split_input_file, &chunks, &count);
   if (!split) {
@@ -158,11 +158,11 @@ int stc_opt_driver_run(stc_opt_driver *driver, const stc_opt_options *options) {
   }
   for (size_t i = 0; split && i < count; i++) {
     if (i > 0)
-      stc_opt_text_append(&output, "// -----\n", 9);
+      stc_text_append(&output, "// -----\n", 9);
     code = worse(code,
                  process_chunk(driver, options, &chunks[i], file_name, &output));
   }
-  if (output.failed) {
+  if (output.out_of_memory) {
     stc_opt_error("out of memory printing the output");
     code = STC_OPT_EXIT_INPUT;
   }
@@ -172,8 +172,8 @@ int stc_opt_driver_run(stc_opt_driver *driver, const stc_opt_options *options) {
                  strcmp(options->tune.emit, "mlir") != 0;
   if (!emitted && (code == STC_OPT_EXIT_OK || strcmp(options->output, "-") == 0))
     code = worse(code, write_output(options->output, &output));
-  stc_opt_text_free(&output);
+  stc_text_free(&output);
   stc_opt_chunks_free(chunks, count);
-  stc_opt_text_free(&input);
+  stc_text_free(&input);
   return code;
 }

@@ -166,12 +166,12 @@ static bool add_source(stc_opt_options *options, stc_opt_source_kind kind,
 static bool add_pass_flag(stc_opt_options *options, const char *arg,
                           const char *name, size_t name_length,
                           const char *value) {
-  stc_opt_text text = {0};
-  stc_opt_text_append(&text, name, name_length);
+  stc_text text = {0};
+  stc_text_append(&text, name, name_length);
   if (value)
-    stc_opt_text_appendf(&text, "{%s}", value);
-  if (text.failed) {
-    stc_opt_text_free(&text);
+    stc_text_appendf(&text, "{%s}", value);
+  if (text.out_of_memory) {
+    stc_text_free(&text);
     stc_opt_error("out of memory");
     return false;
   }

@@ -78,10 +78,10 @@ static const char opening_text[] = "module {";
 
 /* Builds the wrapped text described at the top of the file; returns how
  * many columns line 1 was shifted by. */
-static unsigned wrap_in_module(const stc_opt_text *chunk, stc_opt_text *out) {
+static unsigned wrap_in_module(const stc_text *chunk, stc_text *out) {
   unsigned shift = 0;
   const char *text = chunk->data, *end = chunk->data + chunk->length;
-  stc_opt_text aliases = {0};
+  stc_text aliases = {0};
   /* Pass 1: find the line of the first op, the last IR-free line before
    * it, and the '{-#' line; collect aliases. */
   const char *first_op = NULL, *opening = NULL, *metadata = NULL;
@@ -91,9 +91,9 @@ static unsigned wrap_in_module(const stc_opt_text *chunk, stc_opt_text *out) {
     line_span line = line_at(p, end);
     bool alias_line = in_alias || starts_alias(line);
     if (alias_line) {
-      stc_opt_text_append(&aliases, line.begin,
+      stc_text_append(&aliases, line.begin,
                           (size_t)(line.end - line.begin));
-      stc_opt_text_append(&aliases, " ", 1);
+      stc_text_append(&aliases, " ", 1);
       alias_depth += depth_change(line);
       in_alias = alias_depth > 0;
     } else if (!metadata && line.end - line.begin >= 3 &&
@@ -118,12 +118,12 @@ static unsigned wrap_in_module(const stc_opt_text *chunk, stc_opt_text *out) {
       in_alias = alias_depth > 0;
     }
     if (line.begin == metadata)
-      stc_opt_text_append(out, "} ", 2);
+      stc_text_append(out, "} ", 2);
     if (line.begin == opening || (!opening && line.begin == first_op)) {
       size_t before = out->length;
       if (aliases.data)
-        stc_opt_text_append(out, aliases.data, aliases.length);
-      stc_opt_text_append(out, opening_text, sizeof opening_text - 1);
+        stc_text_append(out, aliases.data, aliases.length);
+      stc_text_append(out, opening_text, sizeof opening_text - 1);
       if (!opening)
         shift = (unsigned)(out->length - before);
       opened = true;
@@ -131,20 +131,20 @@ static unsigned wrap_in_module(const stc_opt_text *chunk, stc_opt_text *out) {
     if (line.begin == opening || alias_line)
       ; /* its content is now on the opening line, or is a comment */
     else
-      stc_opt_text_append(out, line.begin, (size_t)(line.end - line.begin));
+      stc_text_append(out, line.begin, (size_t)(line.end - line.begin));
     if (!opened && line.begin == first_op)
       opened = true;
-    stc_opt_text_append(out, "\n", line.end < end ? 1 : 0);
+    stc_text_append(out, "\n", line.end < end ? 1 : 0);
     p = line.end < end ? line.end + 1 : end;
   }
   if (!opened) { /* no op and no free line: an empty module */
-    stc_opt_text_append(out, aliases.data ? aliases.data : "",
+    stc_text_append(out, aliases.data ? aliases.data : "",
                         aliases.length);
-    stc_opt_text_append(out, opening_text, sizeof opening_text - 1);
+    stc_text_append(out, opening_text, sizeof opening_text - 1);
   }
   if (!metadata)
-    stc_opt_text_append(out, "\n}\n", 3);
-  stc_opt_text_free(&aliases);
+    stc_text_append(out, "\n}\n", 3);
+  stc_text_free(&aliases);
   return shift;
 }
 
@@ -203,7 +203,7 @@ static bool only_single_op_error(const stc_opt_diagnostics *diagnostics,
          strncmp(d->message, single_op_error, sizeof single_op_error - 1) == 0;
 }
 
-MlirModule stc_opt_parse_module(MlirContext ctx, const stc_opt_text *chunk,
+MlirModule stc_opt_parse_module(MlirContext ctx, const stc_text *chunk,
                                 const char *file_name,
                                 stc_opt_diagnostics *diagnostics) {
   MlirStringRef source_name = mlirStringRefCreateFromCString(file_name);
@@ -212,12 +212,12 @@ MlirModule stc_opt_parse_module(MlirContext ctx, const stc_opt_text *chunk,
       ctx, mlirStringRefCreate(chunk->data, chunk->length), source_name);
   if (mlirOperationIsNull(op) && only_single_op_error(diagnostics, first)) {
     stc_opt_diagnostics_truncate(diagnostics, first);
-    stc_opt_text wrapped = {0};
+    stc_text wrapped = {0};
     unsigned shift = wrap_in_module(chunk, &wrapped);
-    if (!wrapped.failed)
+    if (!wrapped.out_of_memory)
       op = mlirOperationCreateParse(
           ctx, mlirStringRefCreate(wrapped.data, wrapped.length), source_name);
-    stc_opt_text_free(&wrapped);
+    stc_text_free(&wrapped);
     if (!mlirOperationIsNull(op) && shift > 0) {
       unshift u = {ctx, source_name, shift};
       mlirOperationWalk(op, unshift_op, &u, MlirWalkPreOrder);

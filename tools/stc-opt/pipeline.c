@@ -126,7 +126,7 @@ static void report(const stc_opt_source *source, size_t offset,
 }
 
 /* Prints MLIR's own explanation (from a pipeline callback), one line each. */
-static void report_mlir_message(const stc_opt_text *message) {
+static void report_mlir_message(const stc_text *message) {
   const char *line = message->data ? message->data : "";
   while (*line) {
     const char *end = strchr(line, '\n');
@@ -361,11 +361,11 @@ static const stc_pass_option_spec *find_option_spec(const stc_pass_spec *spec,
   return NULL;
 }
 
-static void list_option_names(const stc_pass_spec *spec, stc_opt_text *out) {
+static void list_option_names(const stc_pass_spec *spec, stc_text *out) {
   for (size_t i = 0; i < spec->num_options; i++)
-    stc_opt_text_appendf(out, "%s%s", i ? ", " : "", spec->options[i].name);
+    stc_text_appendf(out, "%s%s", i ? ", " : "", spec->options[i].name);
   if (spec->num_options == 0)
-    stc_opt_text_appendf(out, "none");
+    stc_text_appendf(out, "none");
 }
 
 /* Parses e's options for its stc pass; a key without '=' means "true", as
@@ -425,13 +425,13 @@ static bool parse_stc_options(element *e) {
     e->stc_options = grown;
     e->stc_options[e->num_stc_options++] = option;
     if (!find_option_spec(e->spec, option.name)) {
-      stc_opt_text valid = {0};
+      stc_text valid = {0};
       list_option_names(e->spec, &valid);
       report(e->source, key_begin,
              "unknown option '%s' for pass '%s' (valid options: %s)",
              option.name, e->spec->argument,
              valid.data ? valid.data : "?");
-      stc_opt_text_free(&valid);
+      stc_text_free(&valid);
       return false;
     }
   }
@@ -566,18 +566,18 @@ typedef struct builder {
  * so that a failure can be pinned on one element. */
 static bool try_upstream(const builder *b, const char *level,
                          const element *e, bool name_only,
-                         stc_opt_text *message) {
+                         stc_text *message) {
   MlirPassManager scratch =
       strcmp(level, "any") == 0
           ? mlirPassManagerCreate(b->ctx)
           : mlirPassManagerCreateOnOperation(
                 b->ctx, mlirStringRefCreateFromCString(level));
   size_t end = name_only ? e->name_end : e->end;
-  stc_opt_text_free(message);
+  stc_text_free(message);
   MlirLogicalResult result = mlirOpPassManagerAddPipeline(
       mlirPassManagerGetAsOpPassManager(scratch),
       mlirStringRefCreate(e->source->text + e->begin, end - e->begin),
-      stc_opt_text_callback, message);
+      stc_text_callback, message);
   mlirPassManagerDestroy(scratch);
   return mlirLogicalResultIsSuccess(result);
 }
@@ -587,13 +587,13 @@ static bool try_upstream(const builder *b, const char *level,
  * under `level`), or bad options. Options are not parsed again: LLVM's
  * option parser prints some complaints straight to stderr. */
 static void report_rejected(const builder *b, const char *level,
-                            const element *e, const stc_opt_text *message) {
+                            const element *e, const stc_text *message) {
   int name_length = (int)(e->name_end - e->name_begin);
   const char *name = e->source->text + e->name_begin;
-  stc_opt_text ignored = {0};
+  stc_text ignored = {0};
   bool name_known = e->is_group || try_upstream(b, "any", e, true, &ignored);
   bool nests = e->is_group || try_upstream(b, level, e, true, &ignored);
-  stc_opt_text_free(&ignored);
+  stc_text_free(&ignored);
   if (!name_known && e->source->kind == STC_OPT_SOURCE_FLAG)
     stc_opt_error("unknown option '%s': no pass named '%.*s' (see --help)",
                   e->source->flag, name_length, name);
@@ -629,11 +629,11 @@ static bool validate_element(const builder *b, const char *level,
     if (!ok)
       return false;
   }
-  stc_opt_text message = {0};
+  stc_text message = {0};
   bool ok = try_upstream(b, level, e, false, &message);
   if (!ok)
     report_rejected(b, level, e, &message);
-  stc_opt_text_free(&message);
+  stc_text_free(&message);
   return ok;
 }
 
@@ -651,23 +651,23 @@ static bool add_upstream_run(const builder *b, MlirOpPassManager pm,
                              size_t count) {
   if (!validate_list(b, level, items, count))
     return false;
-  stc_opt_text text = {0}, message = {0};
+  stc_text text = {0}, message = {0};
   for (size_t i = 0; i < count; i++) {
     const element *e = &items[i];
-    stc_opt_text_appendf(&text, "%s%.*s", i ? "," : "", (int)(e->end - e->begin),
+    stc_text_appendf(&text, "%s%.*s", i ? "," : "", (int)(e->end - e->begin),
                          e->source->text + e->begin);
   }
-  bool ok = !text.failed &&
+  bool ok = !text.out_of_memory &&
             mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
                 pm, mlirStringRefCreate(text.data, text.length),
-                stc_opt_text_callback, &message));
+                stc_text_callback, &message));
   if (!ok) {
     report(items[0].source, items[0].begin,
            "MLIR rejected the pass pipeline '%s'", text.data ? text.data : "");
     report_mlir_message(&message);
   }
-  stc_opt_text_free(&text);
-  stc_opt_text_free(&message);
+  stc_text_free(&text);
+  stc_text_free(&message);
   return ok;
 }
 

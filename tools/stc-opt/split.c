@@ -35,9 +35,9 @@ static bool push_chunk(stc_opt_chunk **chunks, size_t *count,
   *chunk = (stc_opt_chunk){.first_line = first_line};
   (*count)++; /* owned by chunks from here on, even if an append fails */
   for (unsigned i = 1; i < first_line; i++)
-    stc_opt_text_append(&chunk->text, "\n", 1);
-  stc_opt_text_append(&chunk->text, begin, (size_t)(end - begin));
-  return !chunk->text.failed;
+    stc_text_append(&chunk->text, "\n", 1);
+  stc_text_append(&chunk->text, begin, (size_t)(end - begin));
+  return !chunk->text.out_of_memory;
 }
 
 bool stc_opt_split_input(const char *input, size_t length, bool split,
@@ -62,6 +62,6 @@ bool stc_opt_split_input(const char *input, size_t length, bool split,
 
 void stc_opt_chunks_free(stc_opt_chunk *chunks, size_t count) {
   for (size_t i = 0; i < count; i++)
-    stc_opt_text_free(&chunks[i].text);
+    stc_text_free(&chunks[i].text);
   free(chunks);
 }

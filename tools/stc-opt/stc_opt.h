@@ -16,6 +16,7 @@
 #ifndef STC_OPT_H
 #define STC_OPT_H
 
+#include "region_id.h" /* stc_text */
 #include "stc/status.h"
 #include "stc_diagnostics.h"
 
@@ -38,23 +39,8 @@ enum {
 
 /* ---- text.c ---------------------------------------------------------- */
 
-/* A growable NUL-terminated string; owns data. Zero-initialize to start. On
- * allocation failure the text is marked failed and appends become no-ops. */
-typedef struct stc_opt_text {
-  char *data;
-  size_t length;
-  size_t capacity;
-  bool failed;
-} stc_opt_text;
-
-void stc_opt_text_append(stc_opt_text *text, const char *bytes, size_t count);
-void stc_opt_text_appendf(stc_opt_text *text, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-void stc_opt_text_free(stc_opt_text *text);
-/* An MlirStringCallback whose user data is an stc_opt_text. */
-void stc_opt_text_callback(MlirStringRef piece, void *user_data);
 /* Reads a whole file ("-" = stdin) into text; false with errno set. */
-bool stc_opt_read_file(const char *path, stc_opt_text *text);
+bool stc_opt_read_file(const char *path, stc_text *text);
 /* Prints "stc-opt: error: " and the message to stderr. */
 void stc_opt_error(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
@@ -124,7 +110,7 @@ void stc_opt_pipeline_destroy(stc_opt_pipeline *pipeline);
 /* One chunk of the input: text holds the chunk preceded by one blank line
  * per input line before it, so that the parser reports input line numbers. */
 typedef struct stc_opt_chunk {
-  stc_opt_text text;
+  stc_text text;
   unsigned first_line; /* 1-based input line of the chunk's first line */
 } stc_opt_chunk;
 
@@ -142,7 +128,7 @@ typedef struct stc_opt_diagnostics stc_opt_diagnostics;
  * mlir-opt does), with file_name as the location source. Returns a null
  * module after the parser's diagnostics went to diagnostics (which must be
  * attached to ctx). */
-MlirModule stc_opt_parse_module(MlirContext ctx, const stc_opt_text *chunk,
+MlirModule stc_opt_parse_module(MlirContext ctx, const stc_text *chunk,
                                 const char *file_name,
                                 stc_opt_diagnostics *diagnostics);
 

@@ -194,24 +194,24 @@ static void scan(const char *source, expectations *list) {
 /* Builds an ERE from a -re message: '{{re}}' parts verbatim, the rest
  * escaped. */
 static char *regex_of(const char *text) {
-  stc_opt_text out = {0};
+  stc_text out = {0};
   for (const char *p = text; *p;) {
     if (strncmp(p, "{{", 2) == 0) {
       const char *close = strstr(p + 2, "}}");
       if (close) {
-        stc_opt_text_appendf(&out, "(%.*s)", (int)(close - p - 2), p + 2);
+        stc_text_appendf(&out, "(%.*s)", (int)(close - p - 2), p + 2);
         p = close + 2;
         continue;
       }
     }
     if (strchr(".[]{}()\\*+?|^$", *p))
-      stc_opt_text_append(&out, "\\", 1);
-    stc_opt_text_append(&out, p, 1);
+      stc_text_append(&out, "\\", 1);
+    stc_text_append(&out, p, 1);
     p++;
   }
-  stc_opt_text_append(&out, "", 0);
-  if (out.failed) {
-    stc_opt_text_free(&out);
+  stc_text_append(&out, "", 0);
+  if (out.out_of_memory) {
+    stc_text_free(&out);
     return NULL;
   }
   return out.data;
@@ -274,13 +274,13 @@ static bool match_one(expectations *list, const stc_diagnostic *d,
                                 source);
     return false;
   }
-  stc_opt_text message = {0};
-  stc_opt_text_appendf(&message, "unexpected %s: %s", kind, d->message);
+  stc_text message = {0};
+  stc_text_appendf(&message, "unexpected %s: %s", kind, d->message);
   bool own_file = d->file && strcmp(d->file, file_name) == 0;
   stc_opt_diagnostic_print_at(out, d->file, d->line, d->column, "error",
                               message.data ? message.data : d->message,
                               own_file ? source : NULL);
-  stc_opt_text_free(&message);
+  stc_text_free(&message);
   return false;
 }
 
@@ -305,24 +305,24 @@ bool stc_opt_verify_diagnostics(const stc_opt_diagnostics *diagnostics,
     const expectation *e = &list.items[i];
     if (e->matched)
       continue;
-    stc_opt_text message = {0};
+    stc_text message = {0};
     bool valid = true;
     if (e->is_regex)
       regex_matches(e, NULL, &valid);
     if (!valid)
-      stc_opt_text_appendf(&message, "expected %s \"%s\" has an invalid "
+      stc_text_appendf(&message, "expected %s \"%s\" has an invalid "
                            "regular expression",
                            stc_diagnostic_severity_name(e->severity), e->text);
     else if (!e->unknown_loc && e->line == 0)
-      stc_opt_text_appendf(&message, "expected %s \"%s\" has no line to refer "
+      stc_text_appendf(&message, "expected %s \"%s\" has no line to refer "
                            "to", stc_diagnostic_severity_name(e->severity), e->text);
     else
-      stc_opt_text_appendf(&message, "expected %s \"%s\" was not produced",
+      stc_text_appendf(&message, "expected %s \"%s\" was not produced",
                            stc_diagnostic_severity_name(e->severity), e->text);
     stc_opt_diagnostic_print_at(out, file_name, e->designator_line,
                                 e->designator_column, "error",
                                 message.data ? message.data : e->text, source);
-    stc_opt_text_free(&message);
+    stc_text_free(&message);
     ok = false;
   }
   if (list.failed || diagnostics->failed)
