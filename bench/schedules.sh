@@ -9,7 +9,8 @@
 #
 # usage: bench/schedules.sh [--kind KIND]... [--all] [--min-time S] [--csv FILE] [schedule.mlir ...]
 #   --kind KIND   matmul (default), batch_matmul, conv_2d_nhwc_hwcf, reduction, matvec,
-#                 vecmat, conv_2d_nchw_fchw, depthwise_conv_2d_nhwc_hwc
+#                 vecmat, conv_2d_nchw_fchw, depthwise_conv_2d_nhwc_hwc,
+#                 pooling_nhwc_max, pooling_nhwc_sum
 #   --all         every kind
 #   --min-time S  seconds of kernel calls per schedule (default 0.3)
 # Sizes: matmul 256x256x256 f32; the other kinds use the "bench" size set of
@@ -31,7 +32,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --kind) kinds+=("${2:?--kind needs a value}"); shift ;;
     --all) kinds=(matmul batch_matmul conv_2d_nhwc_hwcf reduction matvec vecmat conv_2d_nchw_fchw
-                  depthwise_conv_2d_nhwc_hwc) ;;
+                  depthwise_conv_2d_nhwc_hwc pooling_nhwc_max pooling_nhwc_sum) ;;
     --min-time) min_time=${2:?--min-time needs a value}; shift ;;
     --csv) csv=${2:?--csv needs a file}; shift ;;
     -h|--help) sed -n '2,18p' "$0"; exit 0 ;;

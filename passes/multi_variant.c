@@ -7,8 +7,8 @@
  *      stc-hot-path-schedule) and stc.region (from stc-instrument).
  * Out: for each tunable op (linalg contractions: matmul, batch_matmul,
  *      matvec, vecmat, batch_matvec, contract, matmul_transpose_*;
- *      convolutions: every linalg *conv*; reductions: linalg.generic with a
- *      reduction iterator) with all operands and results ranked tensors and
+ *      convolutions: every linalg *conv*; pooling: every linalg.pooling_*;
+ *      reductions: linalg.generic with a reduction iterator) with all operands and results ranked tensors and
  *      stc.plan = "variants:<k>" (or every one with all=true), site S =
  *      "__stc_site_<region id made symbol-safe>" gets
  *        @S__ref         private; the op alone; stc.reference,
@@ -517,7 +517,8 @@ static bool tunable_kind(MlirOperation op, char *kind, size_t size) {
   }
   for (size_t i = 0; i < sizeof contraction_ops / sizeof contraction_ops[0]; i++)
     tunable = tunable || strcmp(full, contraction_ops[i]) == 0;
-  tunable = tunable || strstr(full + 7, "conv") != NULL;
+  tunable = tunable || strstr(full + 7, "conv") != NULL ||
+            strncmp(full + 7, "pooling_", 8) == 0;
   if (tunable)
     snprintf(kind, size, "%s", full + 7);
   return tunable;

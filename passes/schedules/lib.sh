@@ -25,7 +25,8 @@ stc_sched_field() {
 # stc_sched_sizes KIND SIZES: the size set as "NAME=VALUE ..." (template
 # placeholders without the @), derived sizes included.
 #   KIND  matmul | batch_matmul | conv_2d_nhwc_hwcf | reduction | matvec | vecmat
-#         | conv_2d_nchw_fchw | depthwise_conv_2d_nhwc_hwc
+#         | conv_2d_nchw_fchw | depthwise_conv_2d_nhwc_hwc | pooling_nhwc_max
+#         | pooling_nhwc_sum
 #   SIZES div (tile sizes divide the shape) | nondiv (they do not) | small
 #         (every output dimension smaller than any tile, so the output tile
 #         loops run once: the case that broke masked vectorization) | bench
@@ -45,6 +46,10 @@ stc_sched_sizes() {
     depthwise_conv_2d_nhwc_hwc/div|depthwise_conv_2d_nhwc_hwc/bench) subst="H=66 W=66 C=64 KH=3 KW=3" ;;
     depthwise_conv_2d_nhwc_hwc/nondiv) subst="H=25 W=27 C=10 KH=3 KW=3" ;;
     depthwise_conv_2d_nhwc_hwc/small)  subst="H=4 W=6 C=3 KH=3 KW=3" ;;
+    pooling_nhwc_max/div|pooling_nhwc_max/bench|pooling_nhwc_sum/div|pooling_nhwc_sum/bench)
+                             subst="H=64 W=64 C=64 KH=2 KW=2" ;;
+    pooling_nhwc_max/nondiv|pooling_nhwc_sum/nondiv) subst="H=25 W=27 C=10 KH=3 KW=3" ;;
+    pooling_nhwc_max/small|pooling_nhwc_sum/small)   subst="H=4 W=6 C=3 KH=2 KW=2" ;;
     reduction/div|reduction/bench) subst="M=256 N=512" ;;
     reduction/nondiv)        subst="M=100 N=70" ;;
     reduction/small)         subst="M=5 N=7" ;;
@@ -67,6 +72,9 @@ stc_sched_sizes() {
     depthwise_conv_2d_nhwc_hwc)
       v[OH]=$((v[H] - v[KH] + 1)); v[OW]=$((v[W] - v[KW] + 1))
       v[HW]=$((v[H] * v[W])); v[KHKW]=$((v[KH] * v[KW])); v[OHOW]=$((v[OH] * v[OW])) ;;
+    pooling_nhwc_max|pooling_nhwc_sum) # stride 2
+      v[OH]=$(((v[H] - v[KH]) / 2 + 1)); v[OW]=$(((v[W] - v[KW]) / 2 + 1))
+      v[HW]=$((v[H] * v[W])); v[OHOW]=$((v[OH] * v[OW])) ;;
   esac
   for kv in "${!v[@]}"; do printf '%s=%s ' "$kv" "${v[$kv]}"; done
 }
@@ -83,6 +91,7 @@ stc_sched_flops() {
     conv_2d_nhwc_hwcf|conv_2d_nchw_fchw) echo $((2 * v[OH] * v[OW] * v[F] * v[KH] * v[KW] * v[C])) ;;
     depthwise_conv_2d_nhwc_hwc) echo $((2 * v[OH] * v[OW] * v[C] * v[KH] * v[KW])) ;;
     reduction|matvec|vecmat) echo $((2 * v[M] * v[N])) ;;
+    pooling_nhwc_max|pooling_nhwc_sum) echo $((v[OH] * v[OW] * v[C] * v[KH] * v[KW])) ;;
   esac
 }
 
@@ -103,9 +112,10 @@ stc_sched_payload() {
     vecmat) tmpl=vecmat; ka="?"; kb="?x?"; kc="?" ;;
     conv_2d_nchw_fchw) tmpl=conv_nchw; ka="?x?x?x?"; kb="?x?x?x?"; kc="?x?x?x?" ;;
     depthwise_conv_2d_nhwc_hwc) tmpl=depthwise_conv; ka="?x?x?x?"; kb="?x?x?"; kc="?x?x?x?" ;;
+    pooling_nhwc_max|pooling_nhwc_sum) tmpl=pooling; ka="?x?x?x?"; kb="?x?"; kc="?x?x?x?" ;;
     *) echo "stc_sched_payload: unknown kind $kind" >&2; return 2 ;;
   esac
-  local script=()
+  local script=(-e "s/@POOL@/$kind/g")
   for kv in $subst; do script+=(-e "s/@${kv%%=*}@/${kv#*=}/g"); done
   if [[ $mode == dynamic ]]; then
     script+=(-e "s/@KA@/tensor<${ka}xf32>/" -e "s/@KB@/tensor<${kb}xf32>/" -e "s/@KC@/tensor<${kc}xf32>/")

@@ -43,6 +43,8 @@
 // RUN: stc-opt --stc-multi-variant='all=true schedules=batch_matmul_blas' %s 2>&1 | FileCheck %s -DNAME=batch_matmul_blas
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matvec_blas' %s 2>&1 | FileCheck %s -DNAME=matvec_blas
 // RUN: stc-opt --stc-multi-variant='all=true schedules=vecmat_blas' %s 2>&1 | FileCheck %s -DNAME=vecmat_blas
+// RUN: stc-opt --stc-multi-variant='all=true schedules=pooling_nhwc_max_rows_vec' %s 2>&1 | FileCheck %s -DNAME=pooling_nhwc_max_rows_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=pooling_nhwc_sum_rows_vec' %s 2>&1 | FileCheck %s -DNAME=pooling_nhwc_sum_rows_vec
 // RUN: for f in %stc_src_root/passes/schedules/*.mlir; do n=$(basename $f .mlir); grep -q "schedules=$n'" %s || { echo "no RUN line for built-in schedule $n"; exit 1; }; done
 
 // CHECK-NOT: remark
@@ -93,4 +95,16 @@ func.func @conv_nchw(%i: tensor<1x16x34x34xf32>, %f: tensor<32x16x3x3xf32>, %o: 
 func.func @depthwise_conv(%i: tensor<1x66x66x64xf32>, %f: tensor<3x3x64xf32>, %o: tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32> {
   %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %f : tensor<1x66x66x64xf32>, tensor<3x3x64xf32>) outs(%o : tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32>
   return %r : tensor<1x64x64x64xf32>
+}
+
+func.func @pooling_max(%i: tensor<1x64x64x64xf32>, %o: tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32> {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%i, %w : tensor<1x64x64x64xf32>, tensor<2x2xf32>) outs(%o : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  return %r : tensor<1x32x32x64xf32>
+}
+
+func.func @pooling_sum(%i: tensor<1x64x64x64xf32>, %o: tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32> {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %r = linalg.pooling_nhwc_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%i, %w : tensor<1x64x64x64xf32>, tensor<2x2xf32>) outs(%o : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  return %r : tensor<1x32x32x64xf32>
 }

@@ -32,6 +32,11 @@
 // BUILTIN-NOT: stc.schedule = "reduction_split8_vec"
 // BUILTIN: stc.schedule = "reduction_tile8x64_vec", stc.variant_of = @__stc_site_dynred_
 // BUILTIN-NOT: stc.schedule = "reduction_split8_vec"
+// A dynamic pooling site: the pooling schedules are static-only, so only
+// its reference.
+// BUILTIN-LABEL: func.func @dynpool(
+// BUILTIN: func.func private @__stc_site_dynpool_linalg_pooling_nhwc_max_{{[0-9a-f]+}}__ref(
+// BUILTIN-NOT: stc.schedule = "pooling_nhwc_max_rows_vec"
 // BUILTIN-LABEL: func.func @static(
 
 func.func @dyn(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
@@ -46,6 +51,12 @@ func.func @dynred(%x: tensor<?x?xf32>, %r0: tensor<?xf32>) -> tensor<?xf32> {
     linalg.yield %s : f32
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
+}
+
+func.func @dynpool(%i: tensor<1x?x?x8xf32>, %o: tensor<1x?x?x8xf32>) -> tensor<1x?x?x8xf32> {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, stc.plan = "variants:8"} ins(%i, %w : tensor<1x?x?x8xf32>, tensor<2x2xf32>) outs(%o : tensor<1x?x?x8xf32>) -> tensor<1x?x?x8xf32>
+  return %r : tensor<1x?x?x8xf32>
 }
 
 func.func @static(%a: tensor<32x16xf32>, %b: tensor<16x32xf32>, %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
