@@ -13,8 +13,8 @@
 #                 every schedule that applies
 # Columns: sites, variants (dispatchable: table entries beyond the
 # references), generated (variant functions compiled into the object; more
-# than "variants" when stc-lower-dispatch leaves some out of the table, as
-# it does today for tiled matmul, reduction and conv schedules), seconds
+# than "variants" when stc-lower-dispatch leaves some out of the table:
+# a variant whose lowered signature differs from its reference's), seconds
 # in stc-opt, seconds in LLVM (translate + opt + llc), total, object .text
 # bytes and file bytes, and total time / text relative to "profile".
 # The pipeline text below mirrors tools/common/tune_pipeline.c; the script
@@ -39,7 +39,7 @@ export PATH=$bin:$llvm:$PATH
 work=$(mktemp -d "${TMPDIR:-/tmp}/stc-compile-size.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-rest='func.func(lower-vector-mask),one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},canonicalize,stc-out-params-scope,buffer-results-to-out-params{hoist-static-allocs},stc-out-params-scope{restore=true},ownership-based-buffer-deallocation,canonicalize,buffer-deallocation-simplification,bufferization-lower-deallocations,convert-bufferization-to-memref,cse,canonicalize,convert-vector-to-scf{full-unroll=true},convert-linalg-to-loops,scf-forall-to-parallel,convert-scf-to-openmp,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,stc-lower-dispatch,reconcile-unrealized-casts'
+rest='func.func(lower-vector-mask),one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},canonicalize,stc-site-results-in-place,drop-equivalent-buffer-results,drop-equivalent-buffer-results,stc-out-params-scope,buffer-results-to-out-params,stc-out-params-scope{restore=true},stc-lower-blas,ownership-based-buffer-deallocation,canonicalize,buffer-deallocation-simplification,bufferization-lower-deallocations,convert-bufferization-to-memref,cse,canonicalize,convert-vector-to-scf{full-unroll=true},convert-linalg-to-loops,scf-forall-to-parallel,convert-scf-to-openmp,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,stc-lower-dispatch,reconcile-unrealized-casts'
 
 stc-opt --pass-pipeline="builtin.module(stc-hot-path-schedule,stc-multi-variant,$rest)" "$model" -o "$work/check.a" 2>/dev/null
 stc-opt --tune-hot-paths "$model" -o "$work/check.b" 2>/dev/null

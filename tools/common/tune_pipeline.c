@@ -110,13 +110,16 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
     s = add_stc(pm, "stc-multi-variant",
                 options->variant_library ? "variant-library" : NULL,
                 options->variant_library, err);
-  /* 3. Bufferize. Equivalent buffer results are NOT dropped: whether a
-   *    schedule's result bufferizes in place into its init differs from one
-   *    schedule to another (tiled loops often do not), so dropping them gave
-   *    the reference and its variants different lowered signatures and
-   *    stc-lower-dispatch had to leave most variants out. Step 4 turns every
-   *    site function's result into an out-param instead: one signature per
-   *    site, at the cost of one copy of the result. */
+  /* 3. Bufferize, then give every function of a site one signature,
+   *    `void f(memrefs...)`: variants whose loops computed out of place copy
+   *    their results into their init arguments (stc-site-results-in-place),
+   *    so reference, variants and dispatch all return arguments, and those
+   *    results are dropped. Out-params cannot be made for dynamically shaped
+   *    results, and in-place decisions differ between schedules: this is
+   *    what works for both. Public functions keep their results. The drop
+   *    pass walks functions in module order and a dispatch @S comes before
+   *    the @S__ref whose result it returns, so @S's result is an argument
+   *    only once @S__ref's is dropped: a second run drops it. */
   if (s == STC_OK)
     s = add_upstream(pm,
                      "func.func(lower-vector-mask),"
@@ -124,14 +127,21 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
                      "function-boundary-type-conversion=identity-layout-map},"
                      "canonicalize",
                      err);
-  /* 4. Every site function becomes `void f(memrefs...)`: remaining results
-   *    become out-params (callers rewritten). Only site functions: other
-   *    private helpers may return dynamically shaped buffers, which the
-   *    upstream pass refuses, so they are hidden from it meanwhile. */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-site-results-in-place", NULL, NULL, err);
+  if (s == STC_OK)
+    s = add_upstream(pm,
+                     "drop-equivalent-buffer-results,drop-equivalent-buffer-results",
+                     err);
+  /* 4. A site result that is still returned (an op whose results are not
+   *    tied to its operands) becomes an out-param (callers rewritten). Only
+   *    site functions: other private helpers may return dynamically shaped
+   *    buffers, which the upstream pass refuses, so they are hidden from it
+   *    meanwhile. */
   if (s == STC_OK)
     s = add_stc(pm, "stc-out-params-scope", NULL, NULL, err);
   if (s == STC_OK)
-    s = add_upstream(pm, "buffer-results-to-out-params{hoist-static-allocs}", err);
+    s = add_upstream(pm, "buffer-results-to-out-params", err);
   if (s == STC_OK)
     s = add_stc(pm, "stc-out-params-scope", "restore", "true", err);
   /* 4b. BLAS variants: their marked op becomes a call of libstc_rt's
