@@ -11,6 +11,10 @@
 # site validated against its reference; the two plan different sites when
 # the variant budget runs out); each run's stderr is kept in
 # work-dir/MODEL.PROFILE.run.err (.aot.err) for the caller to check.
+# With AOT_REUSE=1, a profile whose lowered module equals an earlier
+# profile's reuses that profile's AOT executable (the pipeline is
+# deterministic: equal lowered modules give byte-equal objects); it still
+# runs under its own settings.
 # The caller sets the tuning budget (STC_TUNE_SAMPLES, ...).
 # In: model.mlir work-dir src-root. Out: exit 0, or the first failure.
 set -euo pipefail
@@ -48,6 +52,7 @@ profile() { # kind -> file
 if [[ ${RUN:-0} == 1 || ${AOT:-0} == 1 ]]; then
   "$src/test/e2e/run-reference.sh" "$model" > "$work/$base.ref"
 fi
+declare -A aot_of=()
 for kind in none realistic empty all-hot all-cold all-stale; do
   opt=()
   [[ $kind == none ]] || opt=(--hot-path-profile="$(profile $kind)")
@@ -70,9 +75,15 @@ for kind in none realistic empty all-hot all-cold all-stale; do
   if [[ ${AOT:-0} == 1 ]]; then
     aot_opt=()
     [[ $kind == none ]] || aot_opt=(--profile="$work/$base.$kind.yaml")
-    "$src/test/e2e/aot-build.sh" "${aot_opt[@]}" "$model" "$work/$base.$kind.aot" \
-      2> "$work/$base.$kind.aot-build.err" ||
-      { echo "$base/$kind: AOT build failed" >&2; tail -5 "$work/$base.$kind.aot-build.err" >&2; exit 1; }
+    sum=$(md5sum < "$out") sum=${sum%% *}
+    if [[ ${AOT_REUSE:-0} == 1 && -n ${aot_of[$sum]:-} ]]; then
+      cp "${aot_of[$sum]}" "$work/$base.$kind.aot"
+    else
+      "$src/test/e2e/aot-build.sh" "${aot_opt[@]}" "$model" "$work/$base.$kind.aot" \
+        2> "$work/$base.$kind.aot-build.err" ||
+        { echo "$base/$kind: AOT build failed" >&2; tail -5 "$work/$base.$kind.aot-build.err" >&2; exit 1; }
+      aot_of[$sum]=$work/$base.$kind.aot
+    fi
     rm -rf "$work/cache.$base.$kind.aot"
     STC_CACHE_DIR=$work/cache.$base.$kind.aot STC_TUNE_CHECK_ALL=$check_all \
       "$work/$base.$kind.aot" > "$work/$base.$kind.aot.out" 2> "$work/$base.$kind.aot.err" ||
