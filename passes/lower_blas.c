@@ -6,6 +6,8 @@
  *      or vecmat on memrefs of f32 or f64.
  * Out: each marked op replaced by
  *        %a' = memref.cast %a : memref<...> to memref<?x?xT, strided<[?, ?], offset: ?>>
+ *        (then memref.transpose of its last two dims where the op's
+ *        indexing_maps read that operand transposed: stc__blas_maps)
  *        ...
  *        func.call @stc_rt_blas_<op>_<T>(%a', %b', %c')
  *      plus, once per entry point, its declaration
@@ -22,6 +24,8 @@
 #include "outline.h"
 #include "stc_passes.h"
 
+#include <mlir-c/AffineExpr.h>
+#include <mlir-c/AffineMap.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Diagnostics.h>
@@ -76,6 +80,54 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* Dim position of result `i` of `map`, or -1 when it is not a dim. */
+static int64_t result_dim(MlirAffineMap map, intptr_t i) {
+  MlirAffineExpr e = mlirAffineMapGetResult(map, i);
+  return mlirAffineExprIsADim(e) ? (int64_t)mlirAffineDimExprGetPosition(e) : -1;
+}
+
+/* Does `map` give (batch..., row, col) for the dims named? (batch: d0 when
+ * has_batch.) *transposed when it gives (batch..., col, row) instead. */
+static bool operand_map(MlirAffineMap map, bool has_batch, int64_t row,
+                        int64_t col, bool *transposed) {
+  intptr_t lead = has_batch ? 1 : 0;
+  if (mlirAffineMapGetNumResults(map) != lead + 2 ||
+      (has_batch && result_dim(map, 0) != 0))
+    return false;
+  int64_t a = result_dim(map, lead), b = result_dim(map, lead + 1);
+  *transposed = a == col && b == row;
+  return (a == row && b == col) || *transposed;
+}
+
+bool stc__blas_maps(MlirOperation op, bool transposed[3]) {
+  transposed[0] = transposed[1] = transposed[2] = false;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  bool matmul = name.length == 13 && memcmp(name.data, "linalg.matmul", 13) == 0;
+  bool batch = name.length == 19 && memcmp(name.data, "linalg.batch_matmul", 19) == 0;
+  if (!matmul && !batch)
+    return true; /* matvec, vecmat: their maps are fixed */
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  if (mlirAttributeIsNull(maps))
+    return true;
+  if (!mlirAttributeIsAArray(maps) || mlirArrayAttrGetNumElements(maps) != 3)
+    return false;
+  MlirAffineMap map[3];
+  for (intptr_t i = 0; i < 3; i++) {
+    MlirAttribute a = mlirArrayAttrGetElement(maps, i);
+    if (!mlirAttributeIsAAffineMap(a))
+      return false;
+    map[i] = mlirAffineMapAttrGetValue(a);
+    if (mlirAffineMapGetNumDims(map[i]) != (batch ? 4 : 3))
+      return false;
+  }
+  /* Loops: [b,] m, n, k. */
+  int64_t m = batch ? 1 : 0, n = m + 1, k = m + 2;
+  bool c_transposed;
+  return operand_map(map[0], batch, m, k, &transposed[0]) &&
+         operand_map(map[1], batch, k, n, &transposed[1]) &&
+         operand_map(map[2], batch, m, n, &c_transposed) && !c_transposed;
+}
+
 /* "f32" / "f64" for a memref of that element type, else NULL. */
 static const char *element_suffix(MlirType type) {
   if (!mlirTypeIsAMemRef(type))
@@ -112,6 +164,9 @@ static const char *check_op(MlirOperation op, size_t *which, const char **suffix
     return "it is not bufferized (run " PASS_NAME " after bufferization)";
   if (mlirOperationGetNumOperands(op) != 3)
     return "it does not have exactly three operands";
+  bool transposed[3];
+  if (!stc__blas_maps(op, transposed))
+    return "its indexing maps are not a (transposed) matmul's";
   *suffix = element_suffix(mlirValueGetType(mlirOperationGetOperand(op, 0)));
   if (!*suffix)
     return "its element type is neither f32 nor f64";
@@ -184,19 +239,37 @@ static bool lower_op(MlirContext ctx, MlirOperation module, MlirSymbolTable tabl
   MlirBlock block = mlirOperationGetBlock(op);
   MlirValue args[3];
   MlirType types[3];
+  bool transposed[3];
+  stc__blas_maps(op, transposed);
   for (intptr_t i = 0; i < 3; i++) {
     MlirValue operand = mlirOperationGetOperand(op, i);
-    types[i] = dynamic_memref(ctx, blas_ops[which].ranks[i], suffix);
-    if (mlirTypeEqual(mlirValueGetType(operand), types[i])) {
-      args[i] = operand;
-      continue;
+    intptr_t rank = blas_ops[which].ranks[i];
+    types[i] = dynamic_memref(ctx, rank, suffix);
+    args[i] = operand;
+    if (!mlirTypeEqual(mlirValueGetType(operand), types[i])) {
+      MlirOperationState state = mlirOperationStateGet(str("memref.cast"), loc);
+      mlirOperationStateAddOperands(&state, 1, &args[i]);
+      mlirOperationStateAddResults(&state, 1, &types[i]);
+      MlirOperation cast = mlirOperationCreate(&state);
+      mlirBlockInsertOwnedOperationBefore(block, op, cast);
+      args[i] = mlirOperationGetResult(cast, 0);
     }
-    MlirOperationState state = mlirOperationStateGet(str("memref.cast"), loc);
-    mlirOperationStateAddOperands(&state, 1, &operand);
-    mlirOperationStateAddResults(&state, 1, &types[i]);
-    MlirOperation cast = mlirOperationCreate(&state);
-    mlirBlockInsertOwnedOperationBefore(block, op, cast);
-    args[i] = mlirOperationGetResult(cast, 0);
+    if (transposed[i]) {
+      /* A strided view with the last two dims swapped: the entry point
+       * sees the operand the default map reads (column-major for BLAS). */
+      char perm[96];
+      snprintf(perm, sizeof perm, "affine_map<%s>",
+               rank == 3 ? "(d0, d1, d2) -> (d0, d2, d1)" : "(d0, d1) -> (d1, d0)");
+      MlirNamedAttribute permutation = mlirNamedAttributeGet(
+          mlirIdentifierGet(ctx, str("permutation")), mlirAttributeParseGet(ctx, str(perm)));
+      MlirOperationState state = mlirOperationStateGet(str("memref.transpose"), loc);
+      mlirOperationStateAddOperands(&state, 1, &args[i]);
+      mlirOperationStateAddResults(&state, 1, &types[i]);
+      mlirOperationStateAddAttributes(&state, 1, &permutation);
+      MlirOperation transpose = mlirOperationCreate(&state);
+      mlirBlockInsertOwnedOperationBefore(block, op, transpose);
+      args[i] = mlirOperationGetResult(transpose, 0);
+    }
   }
   char name[64];
   snprintf(name, sizeof name, "stc_rt_blas_%s_%s", blas_ops[which].entry, suffix);

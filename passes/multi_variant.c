@@ -963,38 +963,23 @@ static bool replace_with_call(run_state *state, const site *s, MlirType type) {
   return true;
 }
 
-/* The indexing maps BLAS computes, per op (include/stc/rt_blas.h): the
- * ops' defaults. A matmul or batch_matmul given other maps (transposed or
- * broadcast operands) is left to the other schedules. */
-static const struct {
-  const char *op;
-  const char *maps; /* as the ArrayAttr prints; NULL: fixed by the op */
-} blas_ops[] = {
-    {"linalg.matmul", "[affine_map<(d0, d1, d2) -> (d0, d2)>, "
-                      "affine_map<(d0, d1, d2) -> (d2, d1)>, "
-                      "affine_map<(d0, d1, d2) -> (d0, d1)>]"},
-    {"linalg.batch_matmul", "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, "
-                            "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
-                            "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]"},
-    {"linalg.matvec", NULL},
-    {"linalg.vecmat", NULL},
-};
+static const char *const blas_op_names[] = {"linalg.matmul", "linalg.batch_matmul",
+                                           "linalg.matvec", "linalg.vecmat"};
 
 static bool is_f32_or_f64(MlirType t) { return mlirTypeIsAF32(t) || mlirTypeIsAF64(t); }
 
 /* True when the runtime's BLAS entry points compute op exactly: a matmul,
- * batch_matmul, matvec or vecmat with its default maps, every operand and
- * result of one element type, f32 or f64 (no mixed-precision accumulation
- * in BLAS), no extra operands. */
+ * batch_matmul, matvec or vecmat whose maps BLAS takes (stc__blas_maps:
+ * default, or A / B transposed), every operand and result of one element
+ * type, f32 or f64 (no mixed-precision accumulation in BLAS), no extra
+ * operands. */
 static bool blas_computes(MlirOperation op) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t which = sizeof blas_ops / sizeof *blas_ops;
-  for (size_t i = 0; i < sizeof blas_ops / sizeof *blas_ops; i++)
-    if (strlen(blas_ops[i].op) == name.length &&
-        memcmp(blas_ops[i].op, name.data, name.length) == 0)
-      which = i;
-  if (which == sizeof blas_ops / sizeof *blas_ops ||
-      mlirOperationGetNumOperands(op) != 3 || mlirOperationGetNumResults(op) != 1)
+  bool known = false;
+  for (size_t i = 0; i < sizeof blas_op_names / sizeof *blas_op_names; i++)
+    known = known || (strlen(blas_op_names[i]) == name.length &&
+                      memcmp(blas_op_names[i], name.data, name.length) == 0);
+  if (!known || mlirOperationGetNumOperands(op) != 3 || mlirOperationGetNumResults(op) != 1)
     return false;
   MlirType element = mlirShapedTypeGetElementType(
       mlirValueGetType(mlirOperationGetResult(op, 0)));
@@ -1005,14 +990,8 @@ static bool blas_computes(MlirOperation op) {
                            mlirValueGetType(mlirOperationGetOperand(op, i))),
                        element))
       return false;
-  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
-  if (!blas_ops[which].maps || mlirAttributeIsNull(maps))
-    return true;
-  stc_text text = {0};
-  mlirAttributePrint(maps, stc_text_callback, &text);
-  bool same = text.data && strcmp(text.data, blas_ops[which].maps) == 0;
-  stc_text_free(&text);
-  return same;
+  bool transposed[3];
+  return stc__blas_maps(op, transposed);
 }
 
 static bool schedule_fits(const site *s, const prepared_schedule *p) {

@@ -81,6 +81,12 @@ MlirPass stc__create_pass(const stc_pass_def *def, void *state);
 bool stc__no_options(const char *pass, const stc_pass_option_value *values,
                      size_t count, stc_error *err);
 
+/* passes/lower_blas.c: whether the vendor-BLAS entry points compute a
+ * linalg.matmul / batch_matmul with its indexing maps - the default ones,
+ * or A and/or B read transposed in their last two dims (C as is) -, and
+ * which operands are transposed. matvec / vecmat (fixed maps): true. */
+bool stc__blas_maps(MlirOperation op, bool transposed[3]);
+
 /* Emits `message` as a remark at `at` (the C API has no remark emitter;
  * multi_variant.c goes through the transform dialect). Best effort. */
 void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message);

@@ -4,7 +4,8 @@
 // stc_rt_blas_vecmat_<f32|f64> (include/stc/rt_blas.h), which runs the CBLAS
 // library libstc_rt loads with dlopen. stc.requires = "blas" makes the
 // variant eligible only where that library loads, and lets stc-multi-variant
-// offer it only for ops BLAS computes: f32 or f64 throughout, default maps.
+// offer it only for ops BLAS computes: f32 or f64 throughout, default maps
+// (for matmul / batch_matmul also A and/or B read transposed).
 // Any other lowering of the marked op (e.g. check-all.sh's upstream
 // pipeline) is the default lowering: still correct, just not BLAS.
 // Convention (README.md): @vecmat_blas receives the one target op.

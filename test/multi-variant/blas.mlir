@@ -30,20 +30,33 @@ func.func @f64_dynamic(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>, %c: tensor<?x?x
 
 // -----
 
-// No BLAS for integers, mixed precision, or non-default maps; matmul_mkn
-// still applies.
+// No BLAS for integers, mixed precision, or maps other than a (transposed)
+// matmul's (here A broadcast along m); matmul_mkn still applies.
 // CHECK-LABEL: func.func @not_blas(
 // CHECK-NOT: matmul_blas
 // CHECK-COUNT-3: name = "matmul_mkn"
 // CHECK-NOT: matmul_blas
 func.func @not_blas(%a: tensor<8x4xi32>, %b: tensor<4x8xi32>, %c: tensor<8x8xi32>,
                     %h: tensor<8x4xf16>, %hb: tensor<4x8xf16>, %f: tensor<8x8xf32>,
-                    %t: tensor<4x8xf32>, %u: tensor<4x8xf32>) -> (tensor<8x8xi32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+                    %v: tensor<4xf32>, %u: tensor<4x8xf32>) -> (tensor<8x8xi32>, tensor<8x8xf32>, tensor<8x8xf32>) {
   %r = linalg.matmul ins(%a, %b : tensor<8x4xi32>, tensor<4x8xi32>) outs(%c : tensor<8x8xi32>) -> tensor<8x8xi32>
   %m = linalg.matmul ins(%h, %hb : tensor<8x4xf16>, tensor<4x8xf16>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
-  %tr = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-      ins(%t, %u : tensor<4x8xf32>, tensor<4x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %tr = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%v, %u : tensor<4xf32>, tensor<4x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r, %m, %tr : tensor<8x8xi32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Transposed operands (A^T B^T here, as a matmul's indexing_maps write
+// them) are BLAS too: stc-lower-blas hands the entry point transposed views.
+// CHECK-LABEL: func.func @transposed(
+// CHECK: {eligibility = "blas", name = "matmul_blas"
+// CHECK: linalg.matmul indexing_maps = [#map{{[0-9]*}}, #map{{[0-9]*}}, #map{{[0-9]*}}] {stc.blas}
+func.func @transposed(%t: tensor<4x8xf32>, %u: tensor<3x4xf32>, %f: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %tr = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%t, %u : tensor<4x8xf32>, tensor<3x4xf32>) outs(%f : tensor<8x3xf32>) -> tensor<8x3xf32>
+  return %tr : tensor<8x3xf32>
 }
 
 // -----

@@ -64,3 +64,21 @@ func.func @clash(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: tensor<8x8xf32>) 
   %r = linalg.matmul {stc.blas} ins(%a, %b : tensor<8x4xf32>, tensor<4x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+// A matmul reading A and B transposed: the entry point gets transposed
+// strided views (column-major to BLAS), C as is.
+// CHECK-LABEL: func.func @transposed(
+// CHECK: %[[A:.*]] = memref.cast %arg0 : memref<4x8xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: %[[AT:.*]] = memref.transpose %[[A]] (d0, d1) -> (d1, d0)
+// CHECK: %[[B:.*]] = memref.cast %arg1 : memref<3x4xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: %[[BT:.*]] = memref.transpose %[[B]] (d0, d1) -> (d1, d0)
+// CHECK: %[[C:.*]] = memref.cast %arg2
+// CHECK-NOT: memref.transpose
+// CHECK: call @stc_rt_blas_matmul_f32(%[[AT]], %[[BT]], %[[C]])
+func.func @transposed(%t: tensor<4x8xf32>, %u: tensor<3x4xf32>, %f: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %tr = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {stc.blas}
+      ins(%t, %u : tensor<4x8xf32>, tensor<3x4xf32>) outs(%f : tensor<8x3xf32>) -> tensor<8x3xf32>
+  return %tr : tensor<8x3xf32>
+}
