@@ -54,21 +54,16 @@ typedef struct instrument_options {
 static void options_free(instrument_options *options) {
   if (!options)
     return;
-  for (size_t i = 0; i < options->num_op_names; i++)
-    free(options->op_names[i]);
-  free(options->op_names);
+  stc__string_list_free(options->op_names, options->num_op_names);
   free(options);
 }
 
 /* ---- IR building helpers ------------------------------------------------ */
 
-static MlirStringRef str(const char *text) {
-  return mlirStringRefCreateFromCString(text);
-}
 
 static MlirNamedAttribute named(MlirContext ctx, const char *name,
                                 MlirAttribute value) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), value);
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, stc__str(name)), value);
 }
 
 static MlirOperation build(const char *name, MlirLocation loc,
@@ -76,7 +71,7 @@ static MlirOperation build(const char *name, MlirLocation loc,
                            intptr_t num_results, const MlirType *results,
                            intptr_t num_attributes,
                            const MlirNamedAttribute *attributes) {
-  MlirOperationState state = mlirOperationStateGet(str(name), loc);
+  MlirOperationState state = mlirOperationStateGet(stc__str(name), loc);
   mlirOperationStateAddOperands(&state, num_operands, operands);
   mlirOperationStateAddResults(&state, num_results, results);
   mlirOperationStateAddAttributes(&state, num_attributes, attributes);
@@ -151,10 +146,10 @@ static MlirOperation first_in_table(MlirOperation table_op) {
  * of the table, or checks an existing symbol. */
 static bool declare_runtime_function(run_state *state, table_entry *entry,
                                      const char *name, const char *type_text) {
-  MlirOperation existing = mlirSymbolTableLookup(entry->table, str(name));
-  MlirType expected = mlirTypeParseGet(state->ctx, str(type_text));
+  MlirOperation existing = mlirSymbolTableLookup(entry->table, stc__str(name));
+  MlirType expected = mlirTypeParseGet(state->ctx, stc__str(type_text));
   if (!mlirOperationIsNull(existing)) {
-    MlirAttribute type = mlirOperationGetAttributeByName(existing, str("function_type"));
+    MlirAttribute type = mlirOperationGetAttributeByName(existing, stc__str("function_type"));
     MlirStringRef kind = mlirIdentifierStr(mlirOperationGetName(existing));
     bool is_func = kind.length == 9 && memcmp(kind.data, "func.func", 9) == 0;
     if (is_func && !mlirAttributeIsNull(type) && mlirAttributeIsAType(type) &&
@@ -175,7 +170,7 @@ static bool declare_runtime_function(run_state *state, table_entry *entry,
   char *no_results = strstr(text, " -> ()");
   if (no_results)
     *no_results = 0;
-  MlirOperation decl = mlirOperationCreateParse(state->ctx, str(text), str(PASS_NAME));
+  MlirOperation decl = mlirOperationCreateParse(state->ctx, stc__str(text), stc__str(PASS_NAME));
   if (mlirOperationIsNull(decl)) {
     fail_at(state->module, PASS_NAME ": cannot build the declaration of @%s", name);
     return false;
@@ -213,7 +208,7 @@ static MlirAttribute id_global(run_state *state, table_entry *entry,
   stc_text_appendf(&text, "\\00\") {addr_space = 0 : i32}");
   MlirOperation global = {NULL};
   if (!text.out_of_memory)
-    global = mlirOperationCreateParse(state->ctx, str(text.data), str(PASS_NAME));
+    global = mlirOperationCreateParse(state->ctx, stc__str(text.data), stc__str(PASS_NAME));
   stc_text_free(&text);
   if (mlirOperationIsNull(global)) {
     fail_at(anchor, PASS_NAME ": cannot build the global for region id '%s'", id);
@@ -241,7 +236,7 @@ static bool insert_begin(run_state *state, MlirOperation before,
   mlirBlockInsertOwnedOperationBefore(block, before, address);
   *pointer = mlirOperationGetResult(address, 0);
   MlirOperation begin =
-      stc__build_call(state->ctx, loc, str(STC_RT_REGION_BEGIN_SYMBOL), 1,
+      stc__build_call(state->ctx, loc, stc__str(STC_RT_REGION_BEGIN_SYMBOL), 1,
                       pointer, 1, &state->i64_type, false);
   if (mlirOperationIsNull(begin)) {
     fail_at(before, PASS_NAME ": cannot build the call to @%s",
@@ -267,7 +262,7 @@ static bool insert_end(run_state *state, MlirOperation after,
   MlirOperation end = {NULL};
   if (!mlirOperationIsNull(count)) {
     operands[2] = mlirOperationGetResult(count, 0);
-    end = stc__build_call(state->ctx, loc, str(STC_RT_REGION_END_SYMBOL), 3,
+    end = stc__build_call(state->ctx, loc, stc__str(STC_RT_REGION_END_SYMBOL), 3,
                           operands, 0, NULL, false);
   }
   if (mlirOperationIsNull(count) || mlirOperationIsNull(end)) {
@@ -290,7 +285,7 @@ static bool insert_end(run_state *state, MlirOperation after,
 /* ---- function bodies ------------------------------------------------------ */
 
 static uint64_t function_bytes(MlirOperation func) {
-  MlirAttribute type_attr = mlirOperationGetAttributeByName(func, str("function_type"));
+  MlirAttribute type_attr = mlirOperationGetAttributeByName(func, stc__str("function_type"));
   if (mlirAttributeIsNull(type_attr) || !mlirAttributeIsAType(type_attr))
     return 0;
   MlirType type = mlirTypeAttrGetValue(type_attr);
@@ -310,7 +305,7 @@ static bool instrument_function(run_state *state, table_entry *entry,
   if (mlirAttributeIsNull(global))
     return false;
   mlirOperationSetDiscardableAttributeByName(
-      func, str(STC_REGION_ATTR), mlirStringAttrGet(state->ctx, str(region->id)));
+      func, stc__str(STC_REGION_ATTR), mlirStringAttrGet(state->ctx, stc__str(region->id)));
   MlirRegion body = mlirOperationGetRegion(func, 0);
   MlirBlock entry_block = mlirRegionGetFirstBlock(body);
   MlirOperation first = mlirBlockGetFirstOperation(entry_block);
@@ -367,9 +362,9 @@ static MlirOperation build_outlined_function(run_state *state,
       ctx, mlirOperationGetLocation(op), name, function_type, body_out);
   if (mlirOperationIsNull(func))
     return func;
-  mlirOperationSetAttributeByName(func, str("no_inline"), mlirUnitAttrGet(ctx));
-  mlirOperationSetAttributeByName(func, str(STC_OUTLINED_ATTR),
-                                  mlirStringAttrGet(ctx, str(id)));
+  mlirOperationSetAttributeByName(func, stc__str("no_inline"), mlirUnitAttrGet(ctx));
+  mlirOperationSetAttributeByName(func, stc__str(STC_OUTLINED_ATTR),
+                                  mlirStringAttrGet(ctx, stc__str(id)));
   return func;
 }
 
@@ -389,7 +384,7 @@ static bool instrument_op(run_state *state, table_entry *entry,
     return false;
   }
   MlirAttribute caller_name =
-      mlirOperationGetAttributeByName(region->func, str("sym_name"));
+      mlirOperationGetAttributeByName(region->func, stc__str("sym_name"));
   MlirStringRef caller = mlirStringAttrGetValue(caller_name);
   char name[512];
   snprintf(name, sizeof name, "%.*s__stc_region_%zu", (int)caller.length,
@@ -436,8 +431,8 @@ static bool instrument_op(run_state *state, table_entry *entry,
     fail_at(op, PASS_NAME ": cannot build the return of '%s'", region->id);
     return false;
   }
-  mlirOperationSetDiscardableAttributeByName(op, str(STC_REGION_ATTR),
-                                             mlirStringAttrGet(ctx, str(region->id)));
+  mlirOperationSetDiscardableAttributeByName(op, stc__str(STC_REGION_ATTR),
+                                             mlirStringAttrGet(ctx, stc__str(region->id)));
 
   bool dynamic = false;
   uint64_t bytes = stc_op_bytes(op, &dynamic);
@@ -535,22 +530,11 @@ static instrument_options *options_copy(const instrument_options *from) {
   if (!copy)
     return NULL;
   copy->functions = from->functions;
-  if (from->op_names) {
-    copy->op_names = calloc(from->num_op_names + 1, sizeof *copy->op_names);
-    if (!copy->op_names) {
-      free(copy);
-      return NULL;
-    }
-    for (size_t i = 0; i < from->num_op_names; i++) {
-      copy->op_names[i] = strdup(from->op_names[i]);
-      if (!copy->op_names[i]) {
-        copy->num_op_names = i;
-        options_free(copy);
-        return NULL;
-      }
-    }
-    copy->num_op_names = from->num_op_names;
+  if (!stc__string_list_copy(from->op_names, from->num_op_names, &copy->op_names)) {
+    free(copy);
+    return NULL;
   }
+  copy->num_op_names = from->num_op_names;
   return copy;
 }
 
@@ -558,43 +542,23 @@ static instrument_options *options_copy(const instrument_options *from) {
  * the allocation failure when it runs instead. */
 static void *clone(void *user) { return user ? options_copy(user) : NULL; }
 
-/* Parses "a,b,c" into owned names; empty elements and names without a
- * dialect prefix are errors. */
+/* Parses "a,b,c" into owned names (replacing earlier ones); empty elements
+ * and names without a dialect prefix are errors. */
 static bool parse_op_names(const char *value, instrument_options *options,
                            stc_error *err) {
-  if (!value || !*value) {
-    stc_error_set(err, NULL, 0, 0,
-                  PASS_NAME ": option 'ops': expected a comma-separated list "
-                            "of op names, got ''");
+  if (!stc__option_list(PASS_NAME, "ops", value, "op names", &options->op_names,
+                        &options->num_op_names, err))
     return false;
-  }
-  size_t count = 1;
-  for (const char *p = value; *p; p++)
-    count += *p == ',';
-  options->op_names = calloc(count, sizeof *options->op_names);
-  if (!options->op_names) {
-    stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
-    return false;
-  }
-  const char *start = value;
-  for (size_t i = 0; i < count; i++) {
-    const char *end = strchr(start, ',');
-    size_t length = end ? (size_t)(end - start) : strlen(start);
-    char *name = strndup(start, length);
-    if (!name) {
-      stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
-      return false;
-    }
-    options->op_names[options->num_op_names++] = name;
+  for (size_t i = 0; i < options->num_op_names; i++) {
+    const char *name = options->op_names[i];
     const char *dot = strchr(name, '.');
-    if (length == 0 || !dot || dot == name || dot[1] == 0) {
+    if (!dot || dot == name || dot[1] == 0) {
       stc_error_set(err, NULL, 0, 0,
                     PASS_NAME ": option 'ops': '%s' is not an op name "
                               "(expected <dialect>.<op>, e.g. linalg.matmul)",
                     name);
       return false;
     }
-    start = end ? end + 1 : start + length;
   }
   return true;
 }
@@ -622,11 +586,6 @@ static MlirPass create(const stc_pass_option_value *values, size_t count,
       ok = stc__option_bool(PASS_NAME, name, values[i].value,
                             &options->functions, err);
     } else if (strcmp(name, "ops") == 0) {
-      for (size_t k = 0; k < options->num_op_names; k++)
-        free(options->op_names[k]);
-      free(options->op_names);
-      options->op_names = NULL;
-      options->num_op_names = 0;
       ok = parse_op_names(values[i].value, options, err);
     } else {
       stc_error_set(err, NULL, 0, 0,

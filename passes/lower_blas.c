@@ -39,9 +39,6 @@
 #define PASS_NAME "stc-lower-blas"
 #define ATTR_BLAS "stc.blas"
 
-static MlirStringRef str(const char *text) {
-  return mlirStringRefCreateFromCString(text);
-}
 
 /* The ops the runtime has entry points for, with their operands' ranks. */
 static const struct {
@@ -64,7 +61,7 @@ typedef struct marked_ops {
 
 static MlirWalkResult collect(MlirOperation op, void *user) {
   marked_ops *list = user;
-  if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str(ATTR_BLAS))))
+  if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, stc__str(ATTR_BLAS))))
     return MlirWalkResultAdvance;
   if (list->count == list->capacity) {
     size_t capacity = list->capacity ? 2 * list->capacity : 8;
@@ -101,12 +98,11 @@ static bool operand_map(MlirAffineMap map, bool has_batch, int64_t row,
 
 bool stc__blas_maps(MlirOperation op, bool transposed[3]) {
   transposed[0] = transposed[1] = transposed[2] = false;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  bool matmul = name.length == 13 && memcmp(name.data, "linalg.matmul", 13) == 0;
-  bool batch = name.length == 19 && memcmp(name.data, "linalg.batch_matmul", 19) == 0;
+  bool matmul = stc__op_is(op, "linalg.matmul");
+  bool batch = stc__op_is(op, "linalg.batch_matmul");
   if (!matmul && !batch)
     return true; /* matvec, vecmat: their maps are fixed */
-  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, stc__str("indexing_maps"));
   if (mlirAttributeIsNull(maps))
     return true;
   if (!mlirAttributeIsAArray(maps) || mlirArrayAttrGetNumElements(maps) != 3)
@@ -146,17 +142,15 @@ static MlirType dynamic_memref(MlirContext ctx, intptr_t rank, const char *eleme
   for (intptr_t i = 0; i < rank; i++)
     at += (size_t)snprintf(text + at, sizeof text - at, "%s?", i ? ", " : "");
   snprintf(text + at, sizeof text - at, "], offset: ?>>");
-  return mlirTypeParseGet(ctx, str(text));
+  return mlirTypeParseGet(ctx, stc__str(text));
 }
 
 /* Why `op` cannot become a call (NULL when it can); *which and *suffix say
  * which entry point. */
 static const char *check_op(MlirOperation op, size_t *which, const char **suffix) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   *which = NUM_BLAS_OPS;
   for (size_t i = 0; i < NUM_BLAS_OPS; i++)
-    if (strlen(blas_ops[i].op) == name.length &&
-        memcmp(blas_ops[i].op, name.data, name.length) == 0)
+    if (stc__op_is(op, blas_ops[i].op))
       *which = i;
   if (*which == NUM_BLAS_OPS)
     return "it is not a linalg matmul, batch_matmul, matvec or vecmat";
@@ -192,9 +186,9 @@ static const char *check_op(MlirOperation op, size_t *which, const char **suffix
 static MlirOperation declare(MlirContext ctx, MlirOperation module,
                              MlirSymbolTable table, const char *name,
                              MlirType type, MlirLocation loc) {
-  MlirOperation existing = mlirSymbolTableLookup(table, str(name));
+  MlirOperation existing = mlirSymbolTableLookup(table, stc__str(name));
   if (!mlirOperationIsNull(existing)) {
-    MlirAttribute have = mlirOperationGetAttributeByName(existing, str("function_type"));
+    MlirAttribute have = mlirOperationGetAttributeByName(existing, stc__str("function_type"));
     MlirStringRef kind = mlirIdentifierStr(mlirOperationGetName(existing));
     bool same = kind.length == 9 && memcmp(kind.data, "func.func", 9) == 0 &&
                 !mlirAttributeIsNull(have) && mlirAttributeIsAType(have) &&
@@ -211,16 +205,16 @@ static MlirOperation declare(MlirContext ctx, MlirOperation module,
     return (MlirOperation){NULL};
   }
   MlirNamedAttribute attributes[] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")),
-                            mlirStringAttrGet(ctx, str(name))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("function_type")),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, stc__str("sym_name")),
+                            mlirStringAttrGet(ctx, stc__str(name))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, stc__str("function_type")),
                             mlirTypeAttrGet(type)),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_visibility")),
-                            mlirStringAttrGet(ctx, str("private"))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("llvm.emit_c_interface")),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, stc__str("sym_visibility")),
+                            mlirStringAttrGet(ctx, stc__str("private"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, stc__str("llvm.emit_c_interface")),
                             mlirUnitAttrGet(ctx)),
   };
-  MlirOperationState state = mlirOperationStateGet(str("func.func"), loc);
+  MlirOperationState state = mlirOperationStateGet(stc__str("func.func"), loc);
   mlirOperationStateAddAttributes(&state, 4, attributes);
   MlirRegion body = mlirRegionCreate();
   mlirOperationStateAddOwnedRegions(&state, 1, &body);
@@ -247,7 +241,7 @@ static bool lower_op(MlirContext ctx, MlirOperation module, MlirSymbolTable tabl
     types[i] = dynamic_memref(ctx, rank, suffix);
     args[i] = operand;
     if (!mlirTypeEqual(mlirValueGetType(operand), types[i])) {
-      MlirOperationState state = mlirOperationStateGet(str("memref.cast"), loc);
+      MlirOperationState state = mlirOperationStateGet(stc__str("memref.cast"), loc);
       mlirOperationStateAddOperands(&state, 1, &args[i]);
       mlirOperationStateAddResults(&state, 1, &types[i]);
       MlirOperation cast = mlirOperationCreate(&state);
@@ -261,8 +255,8 @@ static bool lower_op(MlirContext ctx, MlirOperation module, MlirSymbolTable tabl
       snprintf(perm, sizeof perm, "affine_map<%s>",
                rank == 3 ? "(d0, d1, d2) -> (d0, d2, d1)" : "(d0, d1) -> (d1, d0)");
       MlirNamedAttribute permutation = mlirNamedAttributeGet(
-          mlirIdentifierGet(ctx, str("permutation")), mlirAttributeParseGet(ctx, str(perm)));
-      MlirOperationState state = mlirOperationStateGet(str("memref.transpose"), loc);
+          mlirIdentifierGet(ctx, stc__str("permutation")), mlirAttributeParseGet(ctx, stc__str(perm)));
+      MlirOperationState state = mlirOperationStateGet(stc__str("memref.transpose"), loc);
       mlirOperationStateAddOperands(&state, 1, &args[i]);
       mlirOperationStateAddResults(&state, 1, &types[i]);
       mlirOperationStateAddAttributes(&state, 1, &permutation);
@@ -276,7 +270,7 @@ static bool lower_op(MlirContext ctx, MlirOperation module, MlirSymbolTable tabl
   MlirType type = mlirFunctionTypeGet(ctx, 3, types, 0, NULL);
   if (mlirOperationIsNull(declare(ctx, module, table, name, type, loc)))
     return false;
-  MlirOperation call = stc__build_call(ctx, loc, str(name), 3, args, 0, NULL, false);
+  MlirOperation call = stc__build_call(ctx, loc, stc__str(name), 3, args, 0, NULL, false);
   mlirBlockInsertOwnedOperationBefore(block, op, call);
   mlirOperationDestroy(op);
   return true;
@@ -305,7 +299,7 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
       snprintf(message, sizeof message,
                PASS_NAME ": op marked stc.blas keeps its default lowering: %s", why);
       stc__pass_remark(ctx, op, message);
-      mlirOperationRemoveAttributeByName(op, str(ATTR_BLAS));
+      mlirOperationRemoveAttributeByName(op, stc__str(ATTR_BLAS));
       continue;
     }
     ok = lower_op(ctx, module, table, op, which, suffix);

@@ -59,20 +59,14 @@
 #define SITE_ENTER "stc_rt_site_enter"
 #define NEW_DISPATCH "__stc_new_dispatch" /* @S in the scratch module */
 
-static MlirStringRef str(const char *text) {
-  return mlirStringRefCreateFromCString(text);
-}
 
 static bool ref_is(MlirStringRef have, const char *name) {
   return strlen(name) == have.length && memcmp(name, have.data, have.length) == 0;
 }
 
-static bool name_is(MlirOperation op, const char *name) {
-  return ref_is(mlirIdentifierStr(mlirOperationGetName(op)), name);
-}
 
 static bool has_attr(MlirOperation op, const char *name) {
-  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str(name)));
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, stc__str(name)));
 }
 
 static MlirBlock module_body(MlirOperation module) {
@@ -91,18 +85,18 @@ static void scope_run(MlirOperation module, MlirExternalPass pass, void *user) {
   MlirContext ctx = mlirOperationGetContext(module);
   for (MlirOperation op = mlirBlockGetFirstOperation(module_body(module));
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    if (!name_is(op, "func.func"))
+    if (!stc__op_is(op, "func.func"))
       continue;
     if (restore) {
       if (!has_attr(op, ATTR_HIDDEN))
         continue;
-      mlirOperationRemoveAttributeByName(op, str(ATTR_HIDDEN));
-      mlirOperationSetAttributeByName(op, str("sym_visibility"),
-                                      mlirStringAttrGet(ctx, str("private")));
+      mlirOperationRemoveAttributeByName(op, stc__str(ATTR_HIDDEN));
+      mlirOperationSetAttributeByName(op, stc__str("sym_visibility"),
+                                      mlirStringAttrGet(ctx, stc__str("private")));
       continue;
     }
     MlirAttribute visibility =
-        mlirOperationGetAttributeByName(op, str("sym_visibility"));
+        mlirOperationGetAttributeByName(op, stc__str("sym_visibility"));
     bool is_private = !mlirAttributeIsNull(visibility) &&
                       mlirAttributeIsAString(visibility) &&
                       ref_is(mlirStringAttrGetValue(visibility), "private");
@@ -110,8 +104,8 @@ static void scope_run(MlirOperation module, MlirExternalPass pass, void *user) {
         mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
     if (!is_private || !has_body || is_site_function(op))
       continue;
-    mlirOperationRemoveAttributeByName(op, str("sym_visibility"));
-    mlirOperationSetAttributeByName(op, str(ATTR_HIDDEN), mlirUnitAttrGet(ctx));
+    mlirOperationRemoveAttributeByName(op, stc__str("sym_visibility"));
+    mlirOperationSetAttributeByName(op, stc__str(ATTR_HIDDEN), mlirUnitAttrGet(ctx));
   }
   (void)pass;
 }
@@ -179,7 +173,7 @@ typedef struct site_info {
 } site_info;
 
 static MlirAttribute dict_get(MlirAttribute dict, const char *key) {
-  return mlirDictionaryAttrGetElementByName(dict, str(key));
+  return mlirDictionaryAttrGetElementByName(dict, stc__str(key));
 }
 
 static bool dict_string(MlirAttribute dict, const char *key, MlirStringRef *out) {
@@ -235,7 +229,7 @@ static bool is_i64(MlirType t) {
 }
 
 static MlirType func_type(MlirOperation func) {
-  MlirAttribute a = mlirOperationGetAttributeByName(func, str("function_type"));
+  MlirAttribute a = mlirOperationGetAttributeByName(func, stc__str("function_type"));
   return mlirAttributeIsNull(a) || !mlirAttributeIsAType(a)
              ? (MlirType){NULL}
              : mlirTypeAttrGetValue(a);
@@ -280,9 +274,9 @@ static bool read_site(MlirOperation func, MlirAttribute desc, MlirSymbolTable ta
                       site_info *info, char *why, size_t why_size) {
   info->func = func;
   info->symbol = mlirStringAttrGetValue(
-      mlirOperationGetAttributeByName(func, str("sym_name")));
+      mlirOperationGetAttributeByName(func, stc__str("sym_name")));
   info->type = func_type(func);
-  MlirAttribute site = mlirOperationGetAttributeByName(func, str("stc.site"));
+  MlirAttribute site = mlirOperationGetAttributeByName(func, stc__str("stc.site"));
   MlirAttribute args = dict_get(desc, "args");
   MlirAttribute results = dict_get(desc, "results");
   MlirAttribute variants = dict_get(desc, "variants");
@@ -403,11 +397,11 @@ static bool read_site(MlirOperation func, MlirAttribute desc, MlirSymbolTable ta
       char ciface[1024];
       snprintf(ciface, sizeof ciface, "_mlir_ciface_%.*s", (int)sv.symbol.length,
                sv.symbol.data);
-      MlirOperation wrapper = mlirSymbolTableLookup(table, str(ciface));
-      bool usable = !mlirOperationIsNull(entry) && name_is(entry, "llvm.func") &&
+      MlirOperation wrapper = mlirSymbolTableLookup(table, stc__str(ciface));
+      bool usable = !mlirOperationIsNull(entry) && stc__op_is(entry, "llvm.func") &&
                     !mlirTypeIsNull(func_type(entry)) &&
                     mlirTypeEqual(func_type(entry), info->type) &&
-                    !mlirOperationIsNull(wrapper) && name_is(wrapper, "llvm.func");
+                    !mlirOperationIsNull(wrapper) && stc__op_is(wrapper, "llvm.func");
       if (!usable) {
         if (pass == 0) {
           snprintf(why, why_size, "its reference '%.*s' does not have the "
@@ -548,8 +542,8 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
     declare(t, "", s, info->type);
     char ciface[1024];
     snprintf(ciface, sizeof ciface, "_mlir_ciface_%.*s", (int)s.length, s.data);
-    declare(t, "", str(ciface),
-            func_type(mlirSymbolTableLookup(table, str(ciface))));
+    declare(t, "", stc__str(ciface),
+            func_type(mlirSymbolTableLookup(table, stc__str(ciface))));
   }
   /* Strings: 0 site id, 1 op name, then name and revision per variant. */
   unsigned strings = 0;
@@ -721,7 +715,7 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
 /* ---- splicing -------------------------------------------------------------- */
 
 static bool symbol_starts_with(MlirOperation op, const char *prefix, size_t length) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, str("sym_name"));
+  MlirAttribute a = mlirOperationGetAttributeByName(op, stc__str("sym_name"));
   if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
     return false;
   MlirStringRef name = mlirStringAttrGetValue(a);
@@ -729,7 +723,7 @@ static bool symbol_starts_with(MlirOperation op, const char *prefix, size_t leng
 }
 
 static bool symbol_is(MlirOperation op, const char *name) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, str("sym_name"));
+  MlirAttribute a = mlirOperationGetAttributeByName(op, stc__str("sym_name"));
   return !mlirAttributeIsNull(a) && mlirAttributeIsAString(a) &&
          ref_is(mlirStringAttrGetValue(a), name);
 }
@@ -744,17 +738,17 @@ static bool splice(MlirOperation module, MlirSymbolTable table, MlirOperation pa
   MlirOperation op = mlirBlockGetFirstOperation(module_body(parsed));
   while (!mlirOperationIsNull(op)) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
-    if (name_is(op, "llvm.mlir.global") &&
+    if (stc__op_is(op, "llvm.mlir.global") &&
         symbol_starts_with(op, prefix, (size_t)length)) {
       MlirStringRef name = mlirStringAttrGetValue(
-          mlirOperationGetAttributeByName(op, str("sym_name")));
+          mlirOperationGetAttributeByName(op, stc__str("sym_name")));
       if (!mlirOperationIsNull(mlirSymbolTableLookup(table, name)))
         return false; /* a clash: the caller reports it */
       mlirOperationRemoveFromParent(op);
       mlirBlockInsertOwnedOperationBefore(module_body(module), info->func, op);
       mlirSymbolTableInsert(table, op);
     } else if (symbol_is(op, SITE_ENTER) &&
-               mlirOperationIsNull(mlirSymbolTableLookup(table, str(SITE_ENTER)))) {
+               mlirOperationIsNull(mlirSymbolTableLookup(table, stc__str(SITE_ENTER)))) {
       mlirOperationRemoveFromParent(op);
       mlirBlockInsertOwnedOperation(module_body(module), 0, op);
       mlirSymbolTableInsert(table, op);
@@ -778,10 +772,10 @@ static bool lower_site(MlirOperation module, MlirSymbolTable table, MlirOperatio
   bool ok = true;
   if (!read_site(func, desc, table, &info, why, sizeof why)) {
     char message[1200];
-    MlirAttribute site = mlirOperationGetAttributeByName(func, str("stc.site"));
+    MlirAttribute site = mlirOperationGetAttributeByName(func, stc__str("stc.site"));
     MlirStringRef id = !mlirAttributeIsNull(site) && mlirAttributeIsAString(site)
                            ? mlirStringAttrGetValue(site)
-                           : str("?");
+                           : stc__str("?");
     snprintf(message, sizeof message,
              PASS_NAME ": site '%.*s' keeps calling its reference: %s",
              (int)id.length, id.data, why);
@@ -792,7 +786,7 @@ static bool lower_site(MlirOperation module, MlirSymbolTable table, MlirOperatio
     MlirOperation parsed =
         text.out_of_memory
             ? (MlirOperation){NULL}
-            : mlirOperationCreateParse(ctx, str(text.data), str(PASS_NAME));
+            : mlirOperationCreateParse(ctx, stc__str(text.data), stc__str(PASS_NAME));
     if (mlirOperationIsNull(parsed)) {
       mlirEmitError(mlirOperationGetLocation(func),
                     PASS_NAME ": internal error: the generated dispatch does "
@@ -809,7 +803,7 @@ static bool lower_site(MlirOperation module, MlirSymbolTable table, MlirOperatio
   }
   free(info.variants);
   /* Consumed: nothing downstream reads it, and LLVM translation ignores it. */
-  mlirOperationRemoveAttributeByName(func, str(ATTR_DESCRIPTOR));
+  mlirOperationRemoveAttributeByName(func, stc__str(ATTR_DESCRIPTOR));
   return ok;
 }
 
@@ -822,7 +816,7 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
   MlirOperation *sites = NULL;
   for (MlirOperation op = mlirBlockGetFirstOperation(module_body(module));
        ok && !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    if (!name_is(op, "llvm.func") || !has_attr(op, ATTR_DESCRIPTOR))
+    if (!stc__op_is(op, "llvm.func") || !has_attr(op, ATTR_DESCRIPTOR))
       continue;
     if (count == capacity) {
       capacity = capacity ? 2 * capacity : 16;
@@ -837,7 +831,7 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
     sites[count++] = op;
   }
   for (size_t i = 0; ok && i < count; i++) {
-    MlirAttribute desc = mlirOperationGetAttributeByName(sites[i], str(ATTR_DESCRIPTOR));
+    MlirAttribute desc = mlirOperationGetAttributeByName(sites[i], stc__str(ATTR_DESCRIPTOR));
     if (!mlirAttributeIsADictionary(desc)) {
       mlirEmitError(mlirOperationGetLocation(sites[i]),
                     PASS_NAME ": stc.site_descriptor is not a dictionary");

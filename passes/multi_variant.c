@@ -99,25 +99,16 @@ static void options_free(multi_variant_options *options) {
   if (!options)
     return;
   free(options->library);
-  for (size_t i = 0; i < options->num_schedules; i++)
-    free(options->schedules[i]);
-  free(options->schedules);
+  stc__string_list_free(options->schedules, options->num_schedules);
   free(options);
 }
 
 /* ---- small IR helpers ------------------------------------------------------- */
 
-static MlirStringRef str(const char *text) {
-  return mlirStringRefCreateFromCString(text);
-}
 
-static bool name_is(MlirOperation op, const char *name) {
-  MlirStringRef have = mlirIdentifierStr(mlirOperationGetName(op));
-  return strlen(name) == have.length && memcmp(name, have.data, have.length) == 0;
-}
 
 static bool has_attr(MlirOperation op, const char *name) {
-  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str(name)));
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, stc__str(name)));
 }
 
 /* ---- diagnostics ---------------------------------------------------------- */
@@ -198,9 +189,9 @@ static MlirOperation find_sequence(MlirOperation script, const char *name) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(script, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    if (!name_is(op, "transform.named_sequence"))
+    if (!stc__op_is(op, "transform.named_sequence"))
       continue;
-    MlirAttribute sym = mlirOperationGetAttributeByName(op, str("sym_name"));
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, stc__str("sym_name"));
     if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
       continue;
     MlirStringRef have = mlirStringAttrGetValue(sym);
@@ -228,7 +219,7 @@ void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message) {
     return;
   }
   MlirOperation script =
-      mlirOperationCreateParse(ctx, str(text.data), str(PASS_NAME "-remark"));
+      mlirOperationCreateParse(ctx, stc__str(text.data), stc__str(PASS_NAME "-remark"));
   stc_text_free(&text);
   if (mlirOperationIsNull(script))
     return;
@@ -265,15 +256,15 @@ static void script_error(MlirContext ctx, MlirOperation module,
   }
   unsigned line, column;
   stc_schedule_locate(s, script_line, script_column, &line, &column);
-  emit_error(mlirLocationFileLineColGet(ctx, str(s->file), line, column),
+  emit_error(mlirLocationFileLineColGet(ctx, stc__str(s->file), line, column),
              PASS_NAME ": schedule '%s': %s%s", s->name, what, detail);
 }
 
 /* Reads stc.kind / stc.dynamic of a built-in from its named sequence. */
 static bool read_builtin_fields(MlirContext ctx, MlirOperation module,
                                 stc_schedule *s, MlirOperation entry) {
-  MlirAttribute kind = mlirOperationGetAttributeByName(entry, str("stc.kind"));
-  MlirAttribute dynamic = mlirOperationGetAttributeByName(entry, str("stc.dynamic"));
+  MlirAttribute kind = mlirOperationGetAttributeByName(entry, stc__str("stc.kind"));
+  MlirAttribute dynamic = mlirOperationGetAttributeByName(entry, stc__str("stc.dynamic"));
   if (mlirAttributeIsNull(kind) || !mlirAttributeIsAString(kind) ||
       mlirAttributeIsNull(dynamic) || !mlirAttributeIsAString(dynamic)) {
     script_error(ctx, module, s, 0, 0,
@@ -328,7 +319,7 @@ static unsigned op_column(MlirOperation op) {
 static bool read_requirement(MlirContext ctx, MlirOperation module,
                              stc_schedule *s, prepared_schedule *out) {
   MlirAttribute requires =
-      mlirOperationGetAttributeByName(out->entry, str("stc.requires"));
+      mlirOperationGetAttributeByName(out->entry, stc__str("stc.requires"));
   if (mlirAttributeIsNull(requires))
     return true;
   MlirStringRef value = mlirAttributeIsAString(requires)
@@ -350,14 +341,14 @@ static bool prepare_schedule(MlirContext ctx, MlirOperation module,
   diag_capture capture;
   MlirDiagnosticHandlerID handler = capture_begin(ctx, &capture);
   MlirOperation script = mlirOperationCreateParse(
-      ctx, str(s->script), str(s->builtin ? s->name : s->file));
+      ctx, stc__str(s->script), stc__str(s->builtin ? s->name : s->file));
   bool verified = !mlirOperationIsNull(script) && mlirOperationVerify(script);
   capture_end(ctx, handler);
   bool ok = false;
   if (mlirOperationIsNull(script)) {
     script_error(ctx, module, s, capture.line, capture.column,
                  "script is invalid: ", capture_text(&capture));
-  } else if (!name_is(script, "builtin.module")) {
+  } else if (!stc__op_is(script, "builtin.module")) {
     script_error(ctx, module, s, 1, 1, "script must be a builtin.module", "");
   } else if (!verified) {
     script_error(ctx, module, s, capture.line, capture.column,
@@ -414,7 +405,7 @@ static bool load_schedules(MlirContext ctx, MlirOperation module,
   if (status != STC_OK) {
     MlirLocation loc =
         err.file[0] && err.line
-            ? mlirLocationFileLineColGet(ctx, str(err.file), err.line, err.column)
+            ? mlirLocationFileLineColGet(ctx, stc__str(err.file), err.line, err.column)
             : mlirOperationGetLocation(module);
     emit_error(loc, PASS_NAME ": %s%s%s", err.line ? "" : err.file,
                err.line || !err.file[0] ? "" : ": ", err.message);
@@ -469,7 +460,7 @@ static const char *const contraction_ops[] = {
 };
 
 static bool has_reduction_iterator(MlirOperation op) {
-  MlirAttribute iterators = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  MlirAttribute iterators = mlirOperationGetAttributeByName(op, stc__str("iterator_types"));
   if (mlirAttributeIsNull(iterators))
     return false;
   stc_text text = {0};
@@ -485,7 +476,7 @@ static bool has_reduction_iterator(MlirOperation op) {
  * on a map with a constant result such as (d0, d1) -> (d0, 0); such a
  * generic keeps its default lowering. */
 static bool maps_are_projected_permutations(MlirOperation op) {
-  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, stc__str("indexing_maps"));
   if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
     return false;
   for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(maps); i++) {
@@ -549,7 +540,7 @@ static bool on_ranked_tensors(MlirOperation op, bool *dynamic) {
 static size_t planned_variants(const multi_variant_options *options,
                                MlirOperation op) {
   size_t wanted = options->all ? SIZE_MAX : 0;
-  MlirAttribute plan = mlirOperationGetAttributeByName(op, str(ATTR_PLAN));
+  MlirAttribute plan = mlirOperationGetAttributeByName(op, stc__str(ATTR_PLAN));
   if (!options->all && !mlirAttributeIsNull(plan) && mlirAttributeIsAString(plan)) {
     MlirStringRef text = mlirStringAttrGetValue(plan);
     char buffer[64];
@@ -615,8 +606,8 @@ static void site_name(run_state *state, site *s) {
       snprintf(s->name, sizeof s->name, "%s_%u", base, n);
     char ref[640];
     snprintf(ref, sizeof ref, "%s__ref", s->name);
-    if (mlirOperationIsNull(mlirSymbolTableLookup(state->table, str(s->name))) &&
-        mlirOperationIsNull(mlirSymbolTableLookup(state->table, str(ref))))
+    if (mlirOperationIsNull(mlirSymbolTableLookup(state->table, stc__str(s->name))) &&
+        mlirOperationIsNull(mlirSymbolTableLookup(state->table, stc__str(ref))))
       return;
   }
 }
@@ -687,8 +678,8 @@ static MlirOperation build_reference(run_state *state, const site *s,
     mlirOperationDestroy(func);
     return (MlirOperation){NULL};
   }
-  mlirOperationSetAttributeByName(func, str(ATTR_REFERENCE), mlirUnitAttrGet(state->ctx));
-  mlirOperationSetAttributeByName(func, str(ATTR_C_INTERFACE), mlirUnitAttrGet(state->ctx));
+  mlirOperationSetAttributeByName(func, stc__str(ATTR_REFERENCE), mlirUnitAttrGet(state->ctx));
+  mlirOperationSetAttributeByName(func, stc__str(ATTR_C_INTERFACE), mlirUnitAttrGet(state->ctx));
   return func;
 }
 
@@ -712,8 +703,8 @@ typedef struct workspace_walk {
 
 static MlirWalkResult workspace_visit(MlirOperation op, void *user) {
   workspace_walk *walk = user;
-  if (name_is(op, "tensor.empty") || name_is(op, "bufferization.alloc_tensor") ||
-      name_is(op, "memref.alloc") || name_is(op, "memref.alloca")) {
+  if (stc__op_is(op, "tensor.empty") || stc__op_is(op, "bufferization.alloc_tensor") ||
+      stc__op_is(op, "memref.alloc") || stc__op_is(op, "memref.alloca")) {
     bool dynamic = false;
     uint64_t bytes = stc_type_bytes(mlirValueGetType(mlirOperationGetResult(op, 0)), &dynamic);
     walk->unknown = walk->unknown || dynamic;
@@ -762,7 +753,7 @@ static bool try_variant(run_state *state, const site *s, MlirOperation ref,
   MlirContext ctx = state->ctx;
   const stc_schedule *schedule = p->schedule;
   snprintf(out->symbol, sizeof out->symbol, "%s__%s", s->name, schedule->name);
-  if (!mlirOperationIsNull(mlirSymbolTableLookup(state->table, str(out->symbol)))) {
+  if (!mlirOperationIsNull(mlirSymbolTableLookup(state->table, stc__str(out->symbol)))) {
     char message[900];
     snprintf(message, sizeof message,
              PASS_NAME ": schedule '%s' dropped for site '%s': symbol @%s exists",
@@ -771,13 +762,13 @@ static bool try_variant(run_state *state, const site *s, MlirOperation ref,
     return false;
   }
   MlirOperation variant = mlirOperationClone(ref);
-  mlirOperationSetAttributeByName(variant, str("sym_name"),
-                                  mlirStringAttrGet(ctx, str(out->symbol)));
-  mlirOperationRemoveAttributeByName(variant, str(ATTR_REFERENCE));
-  mlirOperationSetAttributeByName(variant, str(ATTR_VARIANT_OF),
-                                  mlirFlatSymbolRefAttrGet(ctx, str(s->name)));
-  mlirOperationSetAttributeByName(variant, str(ATTR_SCHEDULE),
-                                  mlirStringAttrGet(ctx, str(schedule->name)));
+  mlirOperationSetAttributeByName(variant, stc__str("sym_name"),
+                                  mlirStringAttrGet(ctx, stc__str(out->symbol)));
+  mlirOperationRemoveAttributeByName(variant, stc__str(ATTR_REFERENCE));
+  mlirOperationSetAttributeByName(variant, stc__str(ATTR_VARIANT_OF),
+                                  mlirFlatSymbolRefAttrGet(ctx, stc__str(s->name)));
+  mlirOperationSetAttributeByName(variant, stc__str(ATTR_SCHEDULE),
+                                  mlirStringAttrGet(ctx, stc__str(schedule->name)));
   MlirOperation target = target_in(variant);
   diag_capture capture;
   MlirDiagnosticHandlerID handler = capture_begin(ctx, &capture);
@@ -813,7 +804,7 @@ static bool try_variant(run_state *state, const site *s, MlirOperation ref,
 static const char *operand_role(MlirOperation op, intptr_t i) {
   intptr_t num_inputs = mlirOperationGetNumOperands(op);
   MlirAttribute segments =
-      mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+      mlirOperationGetAttributeByName(op, stc__str("operandSegmentSizes"));
   if (!mlirAttributeIsNull(segments) && mlirAttributeIsADenseI32Array(segments) &&
       mlirDenseArrayGetNumElements(segments) >= 1)
     num_inputs = mlirDenseI32ArrayGetElement(segments, 0);
@@ -888,7 +879,7 @@ static MlirAttribute descriptor(run_state *state, const site *s,
                    s->dynamic ? "false" : "true");
   MlirAttribute attr = {NULL};
   if (!text.out_of_memory)
-    attr = mlirAttributeParseGet(state->ctx, str(text.data));
+    attr = mlirAttributeParseGet(state->ctx, stc__str(text.data));
   stc_text_free(&text);
   return attr;
 }
@@ -917,7 +908,7 @@ static MlirOperation build_dispatch(run_state *state, const site *s,
     args[i] = mlirBlockGetArgument(body, i);
   for (intptr_t i = 0; i < num_results; i++)
     results[i] = mlirFunctionTypeGetResult(type, i);
-  MlirOperation call = stc__build_call(state->ctx, loc, str(ref_symbol), num_inputs,
+  MlirOperation call = stc__build_call(state->ctx, loc, stc__str(ref_symbol), num_inputs,
                                        args, num_results, results, false);
   free(args);
   free(results);
@@ -926,9 +917,9 @@ static MlirOperation build_dispatch(run_state *state, const site *s,
     mlirOperationDestroy(func);
     return (MlirOperation){NULL};
   }
-  mlirOperationSetAttributeByName(func, str(ATTR_SITE),
-                                  mlirStringAttrGet(state->ctx, str(s->id)));
-  mlirOperationSetAttributeByName(func, str(ATTR_DESCRIPTOR), desc);
+  mlirOperationSetAttributeByName(func, stc__str(ATTR_SITE),
+                                  mlirStringAttrGet(state->ctx, stc__str(s->id)));
+  mlirOperationSetAttributeByName(func, stc__str(ATTR_DESCRIPTOR), desc);
   return func;
 }
 
@@ -950,14 +941,14 @@ static bool replace_with_call(run_state *state, const site *s, MlirType type) {
   for (intptr_t i = 0; i < num_results; i++)
     results[i] = mlirFunctionTypeGetResult(type, i);
   MlirOperation call =
-      stc__build_call(state->ctx, mlirOperationGetLocation(op), str(s->name),
+      stc__build_call(state->ctx, mlirOperationGetLocation(op), stc__str(s->name),
                       num_operands, operands, num_results, results, false);
   free(operands);
   free(results);
   if (mlirOperationIsNull(call))
     return false;
   mlirOperationSetDiscardableAttributeByName(
-      call, str(ATTR_SITE), mlirStringAttrGet(state->ctx, str(s->id)));
+      call, stc__str(ATTR_SITE), mlirStringAttrGet(state->ctx, stc__str(s->id)));
   stc__replace_op_uses(op, call);
   mlirOperationDestroy(op);
   return true;
@@ -974,11 +965,9 @@ static bool is_f32_or_f64(MlirType t) { return mlirTypeIsAF32(t) || mlirTypeIsAF
  * type, f32 or f64 (no mixed-precision accumulation in BLAS), no extra
  * operands. */
 static bool blas_computes(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   bool known = false;
   for (size_t i = 0; i < sizeof blas_op_names / sizeof *blas_op_names; i++)
-    known = known || (strlen(blas_op_names[i]) == name.length &&
-                      memcmp(blas_op_names[i], name.data, name.length) == 0);
+    known = known || stc__op_is(op, blas_op_names[i]);
   if (!known || mlirOperationGetNumOperands(op) != 3 || mlirOperationGetNumResults(op) != 1)
     return false;
   MlirType element = mlirShapedTypeGetElementType(
@@ -1156,16 +1145,6 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
 
 /* ---- pass object and options ------------------------------------------------- */
 
-static bool copy_names(char **from, size_t count, char ***to) {
-  *to = calloc(count + 1, sizeof **to);
-  if (!*to)
-    return false;
-  for (size_t i = 0; i < count; i++)
-    if (!((*to)[i] = strdup(from[i])))
-      return false;
-  return true;
-}
-
 static multi_variant_options *options_copy(const multi_variant_options *from) {
   multi_variant_options *copy = calloc(1, sizeof *copy);
   if (!copy)
@@ -1176,7 +1155,7 @@ static multi_variant_options *options_copy(const multi_variant_options *from) {
   if (from->library)
     ok = (copy->library = strdup(from->library)) != NULL;
   if (ok && from->schedules) {
-    ok = copy_names(from->schedules, from->num_schedules, &copy->schedules);
+    ok = stc__string_list_copy(from->schedules, from->num_schedules, &copy->schedules);
     copy->num_schedules = from->num_schedules;
   }
   if (!ok) {
@@ -1194,37 +1173,16 @@ static void *clone(void *user) { return user ? options_copy(user) : NULL; }
 /* "a,b,c" into owned names; empty elements are errors. */
 static bool parse_schedule_names(const char *value, multi_variant_options *options,
                                  stc_error *err) {
-  for (size_t i = 0; i < options->num_schedules; i++)
-    free(options->schedules[i]);
-  free(options->schedules);
-  options->schedules = NULL;
-  options->num_schedules = 0;
-  size_t count = 1;
-  for (const char *p = value; *p; p++)
-    count += *p == ',';
-  options->schedules = calloc(count + 1, sizeof *options->schedules);
-  if (!options->schedules) {
-    stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
+  if (!stc__option_list(PASS_NAME, "schedules", value, "schedule names",
+                        &options->schedules, &options->num_schedules, err))
     return false;
-  }
-  const char *start = value;
-  for (size_t i = 0; i < count; i++) {
-    const char *end = strchr(start, ',');
-    size_t length = end ? (size_t)(end - start) : strlen(start);
-    if (length == 0) {
+  for (size_t i = 0; i < options->num_schedules; i++)
+    if (!options->schedules[i][0]) {
       stc_error_set(err, NULL, 0, 0,
                     PASS_NAME ": option 'schedules': expected a comma-separated "
                               "list of schedule names, got '%s'", value);
       return false;
     }
-    char *name = strndup(start, length);
-    if (!name) {
-      stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
-      return false;
-    }
-    options->schedules[options->num_schedules++] = name;
-    start = end ? end + 1 : start + length;
-  }
   return true;
 }
 

@@ -4,18 +4,16 @@
  * rewired uses and the new func.func / func.call / func.return ops; the
  * caller owns and places every op built here. */
 #include "outline.h"
+#include "stc_passes.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdlib.h>
 
-static MlirStringRef str(const char *text) {
-  return mlirStringRefCreateFromCString(text);
-}
 
 static MlirNamedAttribute named(MlirContext ctx, const char *name,
                                 MlirAttribute value) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), value);
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, stc__str(name)), value);
 }
 
 void stc__value_list_add_unique(stc_value_list *list, MlirValue value) {
@@ -108,11 +106,11 @@ MlirOperation stc__build_private_function(MlirContext ctx, MlirLocation loc,
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, body);
   MlirNamedAttribute attributes[] = {
-      named(ctx, "sym_name", mlirStringAttrGet(ctx, str(name))),
+      named(ctx, "sym_name", mlirStringAttrGet(ctx, stc__str(name))),
       named(ctx, "function_type", mlirTypeAttrGet(type)),
-      named(ctx, "sym_visibility", mlirStringAttrGet(ctx, str("private"))),
+      named(ctx, "sym_visibility", mlirStringAttrGet(ctx, stc__str("private"))),
   };
-  MlirOperationState func_state = mlirOperationStateGet(str("func.func"), loc);
+  MlirOperationState func_state = mlirOperationStateGet(stc__str("func.func"), loc);
   mlirOperationStateAddAttributes(&func_state,
                                   sizeof attributes / sizeof attributes[0],
                                   attributes);
@@ -129,7 +127,7 @@ MlirOperation stc__build_call(MlirContext ctx, MlirLocation loc,
       named(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, callee)),
       named(ctx, "no_inline", mlirUnitAttrGet(ctx)),
   };
-  MlirOperationState state = mlirOperationStateGet(str("func.call"), loc);
+  MlirOperationState state = mlirOperationStateGet(stc__str("func.call"), loc);
   mlirOperationStateAddOperands(&state, num_operands, operands);
   mlirOperationStateAddResults(&state, num_results, results);
   mlirOperationStateAddAttributes(&state, no_inline ? 2 : 1, attributes);
@@ -143,7 +141,7 @@ bool stc__append_return(MlirBlock body, MlirLocation loc, MlirOperation from) {
     return false;
   for (intptr_t i = 0; i < n; i++)
     results[i] = mlirOperationGetResult(from, i);
-  MlirOperationState state = mlirOperationStateGet(str("func.return"), loc);
+  MlirOperationState state = mlirOperationStateGet(stc__str("func.return"), loc);
   mlirOperationStateAddOperands(&state, n, results);
   MlirOperation ret = mlirOperationCreate(&state);
   free(results);

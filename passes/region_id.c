@@ -677,3 +677,59 @@ bool stc__option_double(const char *pass, const char *name, const char *value,
   *out = parsed;
   return true;
 }
+
+void stc__string_list_free(char **items, size_t count) {
+  for (size_t i = 0; items && i < count; i++)
+    free(items[i]);
+  free(items);
+}
+
+bool stc__option_list(const char *pass, const char *name, const char *value,
+                      const char *what, char ***items, size_t *count,
+                      stc_error *err) {
+  stc__string_list_free(*items, *count);
+  *items = NULL;
+  *count = 0;
+  if (!value || !*value) {
+    stc_error_set(err, NULL, 0, 0,
+                  "%s: option '%s': expected a comma-separated list of %s, got ''",
+                  pass, name, what);
+    return false;
+  }
+  size_t n = 1;
+  for (const char *p = value; *p; p++)
+    n += *p == ',';
+  char **list = calloc(n, sizeof *list);
+  bool ok = list != NULL;
+  const char *start = value;
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *end = strchr(start, ',');
+    size_t length = end ? (size_t)(end - start) : strlen(start);
+    ok = (list[i] = strndup(start, length)) != NULL;
+    start = end ? end + 1 : start + length;
+  }
+  if (!ok) {
+    stc__string_list_free(list, n);
+    stc_error_set(err, NULL, 0, 0, "%s: out of memory", pass);
+    return false;
+  }
+  *items = list;
+  *count = n;
+  return true;
+}
+
+bool stc__string_list_copy(char *const *from, size_t count, char ***to) {
+  *to = NULL;
+  if (!from)
+    return true;
+  char **list = calloc(count + 1, sizeof *list);
+  bool ok = list != NULL;
+  for (size_t i = 0; ok && i < count; i++)
+    ok = (list[i] = strdup(from[i])) != NULL;
+  if (!ok) {
+    stc__string_list_free(list, count);
+    return false;
+  }
+  *to = list;
+  return true;
+}

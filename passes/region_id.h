@@ -152,6 +152,18 @@ bool stc__option_u64(const char *pass, const char *name, const char *value,
                      uint64_t *out, stc_error *err);
 bool stc__option_double(const char *pass, const char *name, const char *value,
                         double *out, stc_error *err);
+/* "a,b,c" into owned strings (*items, *count), replacing and freeing the
+ * list already there. Empty elements are kept (the caller says what is
+ * wrong with them); an empty value is an error ("expected a comma-separated
+ * list of <what>, got ''"). On failure the list is empty. */
+bool stc__option_list(const char *pass, const char *name, const char *value,
+                      const char *what, char ***items, size_t *count,
+                      stc_error *err);
+/* Frees a list of owned strings (NULL allowed). */
+void stc__string_list_free(char **items, size_t count);
+/* A copy of a list of strings (NULL for NULL); false when out of memory
+ * (then *to is NULL). */
+bool stc__string_list_copy(char *const *from, size_t count, char ***to);
 
 #ifdef __cplusplus
 }

@@ -100,9 +100,6 @@ typedef struct schedule_run {
   size_t hot, warm, cold;
 } schedule_run;
 
-static MlirStringRef str(const char *text) {
-  return mlirStringRefCreateFromCString(text);
-}
 
 static void emit_error(MlirOperation op, const char *message) {
   mlirEmitError(mlirOperationGetLocation(op), message);
@@ -135,7 +132,7 @@ static uint64_t loop_extent(MlirOperation op, MlirAttribute maps, intptr_t dim) 
 /* Number of init (output) operands: the last operand segment. */
 static intptr_t num_inits(MlirOperation op) {
   MlirAttribute segments =
-      mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+      mlirOperationGetAttributeByName(op, stc__str("operandSegmentSizes"));
   if (!mlirAttributeIsNull(segments) && mlirAttributeIsADenseI32Array(segments)) {
     intptr_t n = mlirDenseArrayGetNumElements(segments);
     if (n > 0)
@@ -281,7 +278,7 @@ static bool load_profile(schedule_run *run) {
 /* ---- function self time ------------------------------------------------------ */
 
 static bool same_symbol(MlirOperation op, MlirStringRef name) {
-  MlirAttribute sym = mlirOperationGetAttributeByName(op, str("sym_name"));
+  MlirAttribute sym = mlirOperationGetAttributeByName(op, stc__str("sym_name"));
   if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
     return false;
   MlirStringRef value = mlirStringAttrGetValue(sym);
@@ -309,7 +306,7 @@ static MlirWalkResult visit_call(MlirOperation op, void *user) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length != 9 || memcmp(name.data, "func.call", 9) != 0)
     return MlirWalkResultAdvance;
-  MlirAttribute callee = mlirOperationGetAttributeByName(op, str("callee"));
+  MlirAttribute callee = mlirOperationGetAttributeByName(op, stc__str("callee"));
   if (mlirAttributeIsNull(callee) || !mlirAttributeIsAFlatSymbolRef(callee))
     return MlirWalkResultAdvance;
   MlirStringRef target = mlirFlatSymbolRefAttrGetValue(callee);
@@ -322,7 +319,7 @@ static MlirWalkResult visit_call(MlirOperation op, void *user) {
                            same_parent(region->op, caller);
     bool outlined_target = region->kind == STC_REGION_OP &&
                            !mlirAttributeIsNull(mlirOperationGetAttributeByName(
-                               region->func, str(STC_OUTLINED_ATTR))) &&
+                               region->func, stc__str(STC_OUTLINED_ATTR))) &&
                            same_symbol(region->func, target) &&
                            same_parent(region->func, caller);
     if (walk->count_only) {
@@ -479,16 +476,16 @@ static void set_attributes(schedule_run *run) {
       continue;
     MlirOperation op = info->region->op;
     mlirOperationSetDiscardableAttributeByName(
-        op, str("stc.hotness"),
-        mlirStringAttrGet(ctx, str(stc_hotness_str(info->ranked->hotness))));
+        op, stc__str("stc.hotness"),
+        mlirStringAttrGet(ctx, stc__str(stc_hotness_str(info->ranked->hotness))));
     mlirOperationSetDiscardableAttributeByName(
-        op, str("stc.rank"),
+        op, stc__str("stc.rank"),
         mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), (int64_t)info->ranked->rank));
     mlirOperationSetDiscardableAttributeByName(
-        op, str("stc.share"),
+        op, stc__str("stc.share"),
         mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), info->ranked->share));
     mlirOperationSetDiscardableAttributeByName(
-        op, str("stc.plan"), mlirStringAttrGet(ctx, str(info->plan)));
+        op, stc__str("stc.plan"), mlirStringAttrGet(ctx, stc__str(info->plan)));
   }
 }
 
@@ -594,8 +591,8 @@ static bool emit_remarks(schedule_run *run) {
   bool ok = !script.out_of_memory && !message.out_of_memory;
   MlirOperation script_module = {NULL};
   if (ok) {
-    script_module = mlirOperationCreateParse(run->ctx, str(script.data),
-                                             str(PASS_NAME " remarks"));
+    script_module = mlirOperationCreateParse(run->ctx, stc__str(script.data),
+                                             stc__str(PASS_NAME " remarks"));
     /* An invalid script can crash the interpreter: verify it first. */
     ok = !mlirOperationIsNull(script_module) && mlirOperationVerify(script_module);
   }

@@ -42,14 +42,7 @@
 
 #define PASS_NAME "stc-site-results-in-place"
 
-static MlirStringRef str(const char *text) {
-  return mlirStringRefCreateFromCString(text);
-}
 
-static bool name_is(MlirOperation op, const char *name) {
-  MlirStringRef have = mlirIdentifierStr(mlirOperationGetName(op));
-  return strlen(name) == have.length && memcmp(name, have.data, have.length) == 0;
-}
 
 /* The single-block body's func.return when each returned value is a memref
  * of its tied init argument's type (results i tied to the last arguments);
@@ -59,7 +52,7 @@ static MlirOperation tied_return(MlirOperation func) {
   if (mlirBlockIsNull(block) || !mlirBlockIsNull(mlirBlockGetNextInRegion(block)))
     return (MlirOperation){NULL};
   MlirOperation ret = mlirBlockGetTerminator(block);
-  if (mlirOperationIsNull(ret) || !name_is(ret, "func.return"))
+  if (mlirOperationIsNull(ret) || !stc__op_is(ret, "func.return"))
     return (MlirOperation){NULL};
   intptr_t num_results = mlirOperationGetNumOperands(ret);
   intptr_t num_args = mlirBlockGetNumArguments(block);
@@ -93,11 +86,11 @@ static bool returns_inits(MlirOperation func) {
 /* The reference of the site whose dispatch is `dispatch`, from its
  * descriptor (variants[reference].symbol); null when unreadable. */
 static MlirOperation reference_of(MlirSymbolTable table, MlirOperation dispatch) {
-  MlirAttribute desc = mlirOperationGetAttributeByName(dispatch, str("stc.site_descriptor"));
+  MlirAttribute desc = mlirOperationGetAttributeByName(dispatch, stc__str("stc.site_descriptor"));
   if (mlirAttributeIsNull(desc) || !mlirAttributeIsADictionary(desc))
     return (MlirOperation){NULL};
-  MlirAttribute variants = mlirDictionaryAttrGetElementByName(desc, str("variants"));
-  MlirAttribute index = mlirDictionaryAttrGetElementByName(desc, str("reference"));
+  MlirAttribute variants = mlirDictionaryAttrGetElementByName(desc, stc__str("variants"));
+  MlirAttribute index = mlirDictionaryAttrGetElementByName(desc, stc__str("reference"));
   if (mlirAttributeIsNull(variants) || !mlirAttributeIsAArray(variants) ||
       mlirAttributeIsNull(index) || !mlirAttributeIsAInteger(index))
     return (MlirOperation){NULL};
@@ -106,7 +99,7 @@ static MlirOperation reference_of(MlirSymbolTable table, MlirOperation dispatch)
     return (MlirOperation){NULL};
   MlirAttribute entry = mlirArrayAttrGetElement(variants, (intptr_t)k);
   MlirAttribute symbol = mlirAttributeIsADictionary(entry)
-                             ? mlirDictionaryAttrGetElementByName(entry, str("symbol"))
+                             ? mlirDictionaryAttrGetElementByName(entry, stc__str("symbol"))
                              : (MlirAttribute){NULL};
   if (mlirAttributeIsNull(symbol) || !mlirAttributeIsAFlatSymbolRef(symbol))
     return (MlirOperation){NULL};
@@ -117,7 +110,7 @@ static MlirOperation reference_of(MlirSymbolTable table, MlirOperation dispatch)
  * site's reference works in place: then callers already expect the init
  * arguments to be overwritten. */
 static void results_into_inits(MlirSymbolTable table, MlirOperation func) {
-  MlirAttribute site = mlirOperationGetAttributeByName(func, str("stc.variant_of"));
+  MlirAttribute site = mlirOperationGetAttributeByName(func, stc__str("stc.variant_of"));
   if (mlirAttributeIsNull(site) || !mlirAttributeIsAFlatSymbolRef(site))
     return;
   MlirOperation dispatch = mlirSymbolTableLookup(table, mlirFlatSymbolRefAttrGetValue(site));
@@ -138,7 +131,7 @@ static void results_into_inits(MlirSymbolTable table, MlirOperation func) {
     if (mlirValueEqual(result, init))
       continue;
     MlirValue operands[2] = {result, init};
-    MlirOperationState state = mlirOperationStateGet(str("memref.copy"), loc);
+    MlirOperationState state = mlirOperationStateGet(stc__str("memref.copy"), loc);
     mlirOperationStateAddOperands(&state, 2, operands);
     mlirBlockInsertOwnedOperationBefore(block, ret, mlirOperationCreate(&state));
     mlirOperationSetOperand(ret, i, init);
@@ -152,7 +145,7 @@ static void run(MlirOperation module, MlirExternalPass pass, void *state) {
   MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(top); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (name_is(op, "func.func"))
+    if (stc__op_is(op, "func.func"))
       results_into_inits(table, op);
   mlirSymbolTableDestroy(table);
 }

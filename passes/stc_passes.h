@@ -11,6 +11,7 @@
 
 #include <mlir-c/Pass.h>
 #include <stdbool.h>
+#include <string.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -80,6 +81,16 @@ MlirPass stc__create_pass(const stc_pass_def *def, void *state);
 /* For passes without options: false with err set when count > 0. */
 bool stc__no_options(const char *pass, const stc_pass_option_value *values,
                      size_t count, stc_error *err);
+
+/* Small IR helpers every pass uses. */
+static inline MlirStringRef stc__str(const char *text) {
+  return mlirStringRefCreateFromCString(text);
+}
+/* True when op's name is exactly `name` ("linalg.matmul"). */
+static inline bool stc__op_is(MlirOperation op, const char *name) {
+  MlirStringRef have = mlirIdentifierStr(mlirOperationGetName(op));
+  return strlen(name) == have.length && memcmp(name, have.data, have.length) == 0;
+}
 
 /* passes/lower_blas.c: whether the vendor-BLAS entry points compute a
  * linalg.matmul / batch_matmul with its indexing maps - the default ones,
