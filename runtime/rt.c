@@ -10,6 +10,7 @@
 
 #include "stc/profile.h"
 #include "stc/rt_blas.h"
+#include "stc/rt_gpu.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -231,6 +232,31 @@ static const stc_rt_symbol g_symbols[] = {
     {"_mlir_ciface_stc_rt_blas_matvec_f64", (void *)_mlir_ciface_stc_rt_blas_matvec_f64},
     {"_mlir_ciface_stc_rt_blas_vecmat_f32", (void *)_mlir_ciface_stc_rt_blas_vecmat_f32},
     {"_mlir_ciface_stc_rt_blas_vecmat_f64", (void *)_mlir_ciface_stc_rt_blas_vecmat_f64},
+    /* stc/rt_gpu.h: what --target=cuda host code and cuBLAS variants call */
+    {"mgpuModuleLoad", (void *)mgpuModuleLoad},
+    {"mgpuModuleLoadJIT", (void *)mgpuModuleLoadJIT},
+    {"mgpuModuleUnload", (void *)mgpuModuleUnload},
+    {"mgpuModuleGetFunction", (void *)mgpuModuleGetFunction},
+    {"mgpuLaunchKernel", (void *)mgpuLaunchKernel},
+    {"mgpuStreamCreate", (void *)mgpuStreamCreate},
+    {"mgpuStreamDestroy", (void *)mgpuStreamDestroy},
+    {"mgpuStreamSynchronize", (void *)mgpuStreamSynchronize},
+    {"mgpuStreamWaitEvent", (void *)mgpuStreamWaitEvent},
+    {"mgpuEventCreate", (void *)mgpuEventCreate},
+    {"mgpuEventDestroy", (void *)mgpuEventDestroy},
+    {"mgpuEventSynchronize", (void *)mgpuEventSynchronize},
+    {"mgpuEventRecord", (void *)mgpuEventRecord},
+    {"mgpuMemAlloc", (void *)mgpuMemAlloc},
+    {"mgpuMemFree", (void *)mgpuMemFree},
+    {"mgpuMemcpy", (void *)mgpuMemcpy},
+    {"mgpuMemset32", (void *)mgpuMemset32},
+    {"mgpuMemset16", (void *)mgpuMemset16},
+    {"mgpuMemHostRegister", (void *)mgpuMemHostRegister},
+    {"mgpuMemHostUnregister", (void *)mgpuMemHostUnregister},
+    {"mgpuSetDefaultDevice", (void *)mgpuSetDefaultDevice},
+    {"_mlir_ciface_stc_rt_cublas_matmul_f32", (void *)_mlir_ciface_stc_rt_cublas_matmul_f32},
+    {"_mlir_ciface_stc_rt_cublas_batch_matmul_f32",
+     (void *)_mlir_ciface_stc_rt_cublas_batch_matmul_f32},
 };
 
 const stc_rt_symbol *stc_rt_symbols(size_t *count) {
