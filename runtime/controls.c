@@ -294,12 +294,14 @@ void stc_rt__report_print(const stc_tune_report *r, const stc_rt_site *site,
   fprintf(out,
           "stc: tuning report\n"
           "  site:     %s\n  workload: %s\n  winner:   %s\n"
-          "  elapsed:  %.3f ms%s\n",
+          "  elapsed:  %.3f ms%s\n"
+          "  trials:   %zu runs\n",
           r->operation ? r->operation : "", r->workload ? r->workload : "",
           r->winner ? r->winner : "", (double)r->elapsed_ns / 1e6,
-          r->budget_exhausted ? "  (budget exhausted)" : "");
-  fprintf(out, "  %-24s %7s %8s %7s %8s  %s\n", "candidate", "samples",
-          "ratio", "noise", "verified", "note");
+          r->budget_exhausted ? "  (budget exhausted)" : "", r->trials);
+  /* Scripts parse these columns by name: new ones go before the note. */
+  fprintf(out, "  %-24s %7s %8s %7s %8s %6s  %s\n", "candidate", "samples",
+          "ratio", "noise", "verified", "trials", "note");
   for (size_t i = 0; i < r->num_candidates; i++) {
     const stc_candidate_report *c = &r->candidates[i];
     char ratio[32] = "-", noise[32] = "-";
@@ -311,9 +313,9 @@ void stc_rt__report_print(const stc_tune_report *r, const stc_rt_site *site,
     for (size_t v = 0; site && c->name && v < site->num_variants; v++)
       if (site->variants[v].name && strcmp(site->variants[v].name, c->name) == 0)
         reason = stc_rt__ineligible_reason(site, v);
-    fprintf(out, "  %-24s %7zu %8s %7s %8s  %s%s%s%s\n",
+    fprintf(out, "  %-24s %7zu %8s %7s %8s %6zu  %s%s%s%s\n",
             c->name ? c->name : "", c->samples, ratio, noise,
-            c->verified ? "yes" : "no", c->note ? c->note : "",
+            c->verified ? "yes" : "no", c->trials, c->note ? c->note : "",
             reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
   }
   fclose(out);

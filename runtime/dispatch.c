@@ -388,6 +388,47 @@ static char *operation_of(const stc_rt_site *site) {
   return text;
 }
 
+/* The exploration order (DESIGN.md section 6, Economics), so that a
+ * budget cut drops the least promising: eligible vendor-library variants
+ * first (often several times faster than any generated schedule), then the
+ * variants that won other workloads of the same op kind in this process or
+ * on disk (most wins first), then the descriptor's order, which the
+ * compiler emits in static-cost order. Writes order (num_variants slots);
+ * returns how many it wrote (0 without memory: the tuner's index order). */
+static size_t promising_order(const stc_rt_site *site,
+                              const stc_candidate *candidates,
+                              stc_tuner *tuner, size_t *order) {
+  size_t count = site->num_variants, n = 0;
+  bool *placed = calloc(count, sizeof *placed);
+  if (!placed)
+    return 0;
+  placed[site->reference] = true; /* the tuner always runs it first */
+  for (size_t v = 0; v < count; v++)
+    if (!placed[v] && candidates[v].eligible &&
+        site->variants[v].eligibility == STC_RT_ELIGIBLE_BLAS) {
+      placed[v] = true;
+      order[n++] = v;
+    }
+  stc_win_count *wins = NULL;
+  size_t num_wins = 0;
+  if (site->op_name && site->op_name[0] &&
+      stc_tuner_win_counts(tuner, site->op_name, NULL, &wins, &num_wins) ==
+          STC_OK) {
+    for (size_t i = 0; i < num_wins; i++)
+      for (size_t v = 0; v < count; v++)
+        if (!placed[v] && strcmp(site->variants[v].name, wins[i].name) == 0) {
+          placed[v] = true;
+          order[n++] = v;
+        }
+    stc_win_counts_free(wins, num_wins);
+  }
+  for (size_t v = 0; v < count; v++)
+    if (!placed[v])
+      order[n++] = v;
+  free(placed);
+  return n;
+}
+
 /* Asks the tuner for w's variant, runs the trials, publishes. Returns the
  * variant this call runs. */
 static size_t decide(site_state *s, workload *w, void *const *desc,
@@ -396,9 +437,10 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   size_t reference = site->reference, count = site->num_variants;
   char environment[4096], message[512] = "";
   stc_candidate *candidates = calloc(count, sizeof *candidates);
+  size_t *order = calloc(count, sizeof *order);
   char *operation = operation_of(site);
   stc_rt__trial *trial = NULL;
-  if (!candidates || !operation) {
+  if (!candidates || !order || !operation) {
     warn_site(site, "out of memory while building the tuning problem");
     goto fallback; /* not published: a later call may have memory */
   }
@@ -422,6 +464,7 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     if (status == STC_ERR_NOMEM)
       goto fallback;
     free(candidates);
+    free(order);
     free(operation);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
     return publish(s, w, reference, NULL, config);
@@ -436,8 +479,12 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   stc_error err;
   stc_error_clear(&err);
   uint64_t start = now_ns();
-  status = stc_tuner_select(tuner, &problem, candidates, count, reference,
-                            &runner, &decision, &err);
+  size_t order_count = config->policy.order == STC_ORDER_PROMISING
+                           ? promising_order(site, candidates, tuner, order)
+                           : 0;
+  status = stc_tuner_select_ordered(tuner, &problem, candidates, count,
+                                    reference, order, order_count, &runner,
+                                    &decision, &err);
   stc_rt__tuning_ns_add(now_ns() - start);
   atomic_fetch_add_explicit(&g_selections, 1, memory_order_relaxed);
   stc_rt__note_cache_warnings(tuner, before.cache_warnings);
@@ -465,10 +512,12 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       print_report(site, operation, w);
   }
   free(candidates);
+  free(order);
   free(operation);
   return chosen;
 fallback:
   free(candidates);
+  free(order);
   free(operation);
   atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   return reference;

@@ -43,6 +43,18 @@ typedef struct stc_tolerance {
   uint64_t readback_limit;   /* combined bytes compared, default 64 MiB */
 } stc_tolerance;
 
+/* In which order exploration tries the candidates. */
+typedef enum stc_tune_order {
+  /* The caller's order (stc_tuner_select_ordered), most promising first;
+   * candidates it does not list follow in index order. */
+  STC_ORDER_PROMISING = 0,
+  STC_ORDER_DECLARED = 1, /* index order, ignoring the caller's (the seed) */
+} stc_tune_order;
+
+/* "promising" / "declared". */
+const char *stc_tune_order_str(stc_tune_order order);
+stc_status stc_tune_order_parse(const char *text, stc_tune_order *out);
+
 typedef struct stc_tuner_policy {
   stc_tune_mode mode;          /* default explore */
   bool require_validation;     /* default true */
@@ -60,15 +72,39 @@ typedef struct stc_tuner_policy {
   uint32_t max_parallel_tunes; /* per process, default 1 */
   uint32_t regression_pairs;   /* window, default 7 */
   double regression_ratio;     /* invalidate above, default 1.15 */
+  /* Economics (DESIGN.md section 6, "Beyond the original engine"); the
+   * seed's values are in brackets (stc_tuner_policy_init_seed). */
+  bool early_rejection;        /* racing, default true [false] */
+  uint32_t race_pairs;         /* pairs before a candidate may be rejected
+                                  early, default 1 (>= 1) */
+  double race_margin;          /* rejected early when its paired median ratio
+                                  exceeds the bar by more than this share,
+                                  default 0.25 (>= 0) */
+  double race_warmup_factor;   /* rejected early when one unpaired warm-up
+                                  run exceeds the bar this many times,
+                                  default 2 (>= 1) */
+  stc_tune_order order;        /* default promising [declared] */
+  bool validate_first;         /* validation runs before the warm-ups and
+                                  counts as the first, default true [false] */
+  uint64_t target_ns;          /* no candidate starts after this, default
+                                  1 s [0: none] */
+  uint32_t budget_cut_samples; /* pairs a candidate cut by budget_ns needs to
+                                  be scored anyway, default 3 [0: never] */
 } stc_tuner_policy;
 
 /* Fills the defaults listed above. */
 void stc_tuner_policy_init(stc_tuner_policy *policy);
+/* Fills the seed engine's rules: the defaults above with exhaustive paired
+ * timing of every candidate in index order, warm-ups before validation, no
+ * target and no scoring of a budget-cut candidate (the bracketed values). */
+void stc_tuner_policy_init_seed(stc_tuner_policy *policy);
 /* STC_OK or STC_ERR_INVALID with the reason in err (may be NULL). */
 stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
                                      stc_error *err);
 /* Sets one field from text, by its lower-case name with '_' or '-'
- * ("samples", "min_speedup", "budget_ms", "workspace_limit", "mode", ...).
+ * ("samples", "min_speedup", "budget_ms", "workspace_limit", "mode",
+ * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
+ * "order", "validate_first", "target_ms", "budget_cut_samples", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */
 stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,
@@ -156,6 +192,8 @@ typedef struct stc_candidate_report {
   double relative_mad; /* valid when has_ratio */
   bool verified;
   char *note;          /* why it won or lost */
+  size_t trials;       /* runner calls it cost (its runs, validations and
+                          the reference runs paired with it) */
 } stc_candidate_report;
 
 typedef struct stc_tune_report {
@@ -166,8 +204,9 @@ typedef struct stc_tune_report {
   char *winner;
   uint64_t elapsed_ns;
   bool budget_exhausted;
-  stc_candidate_report *candidates;
+  stc_candidate_report *candidates; /* the reference, then exploration order */
   size_t num_candidates;
+  size_t trials; /* runner calls of the whole tune */
 } stc_tune_report;
 
 /* Frees an array of reports returned by stc_tuner_reports; accepts NULL. */
@@ -207,6 +246,39 @@ stc_status stc_tuner_select(stc_tuner *tuner, const stc_problem *problem,
                             const stc_candidate *candidates, size_t count,
                             size_t reference, const stc_trial_runner *runner,
                             stc_decision *out, stc_error *err);
+
+/* stc_tuner_select with an exploration order: order (may be NULL when
+ * order_count is 0) lists candidate indices, most promising first, each at
+ * most once (the reference may appear and is skipped: it always runs
+ * first); unlisted candidates follow in index order. Under the policy's
+ * order "declared" the order is ignored. The order never changes the cache
+ * key. STC_ERR_INVALID for an index out of range or listed twice. */
+stc_status stc_tuner_select_ordered(stc_tuner *tuner, const stc_problem *problem,
+                                    const stc_candidate *candidates,
+                                    size_t count, size_t reference,
+                                    const size_t *order, size_t order_count,
+                                    const stc_trial_runner *runner,
+                                    stc_decision *out, stc_error *err);
+
+/* How many retained decisions one candidate name won. */
+typedef struct stc_win_count {
+  char *name; /* owned by the array */
+  uint64_t wins;
+} stc_win_count;
+
+/* Counts, per winning candidate name, the fresh decisions of operations of
+ * one kind: in memory, and on disk (the disk cache's records are read once
+ * per tuner, on the first call; a key held in both counts once). An
+ * operation's kind is its text after the last '|' (all of it when there is
+ * none): the runtime names operations "<site>|<op name>", so the kind is
+ * the op name. environment NULL counts every environment. *out (free with
+ * stc_win_counts_free) is sorted by wins, most first, then by name; NULL
+ * when *count is 0. */
+stc_status stc_tuner_win_counts(stc_tuner *tuner, const char *kind,
+                                const char *environment, stc_win_count **out,
+                                size_t *count);
+/* Frees an array from stc_tuner_win_counts; accepts NULL. */
+void stc_win_counts_free(stc_win_count *counts, size_t count);
 
 /* Removes the decision's record from memory and disk; with ban, a
  * non-reference winner is never selected again for that key. */

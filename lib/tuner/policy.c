@@ -63,6 +63,28 @@ stc_status stc_tune_mode_parse(const char *text, stc_tune_mode *out) {
   return STC_ERR_INVALID;
 }
 
+const char *stc_tune_order_str(stc_tune_order order) {
+  switch (order) {
+  case STC_ORDER_PROMISING: return "promising";
+  case STC_ORDER_DECLARED: return "declared";
+  }
+  return "unknown";
+}
+
+stc_status stc_tune_order_parse(const char *text, stc_tune_order *out) {
+  if (!text || !out)
+    return STC_ERR_INVALID;
+  if (name_equal(text, "promising")) {
+    *out = STC_ORDER_PROMISING;
+    return STC_OK;
+  }
+  if (name_equal(text, "declared")) {
+    *out = STC_ORDER_DECLARED;
+    return STC_OK;
+  }
+  return STC_ERR_INVALID;
+}
+
 const char *stc_decision_source_str(stc_decision_source source) {
   switch (source) {
   case STC_SOURCE_TUNED: return "tuned";
@@ -99,6 +121,29 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
   policy->max_parallel_tunes = 1;
   policy->regression_pairs = 7;
   policy->regression_ratio = 1.15;
+  /* Economics: first-execution tuning must cost well under a second per
+   * site (DESIGN.md section 6), so a clearly slower candidate stops being
+   * timed, the most promising go first and exploration stops starting
+   * candidates after the target. */
+  policy->early_rejection = true;
+  policy->race_pairs = 1;
+  policy->race_margin = 0.25;
+  policy->race_warmup_factor = 2.0;
+  policy->order = STC_ORDER_PROMISING;
+  policy->validate_first = true;
+  policy->target_ns = UINT64_C(1000000000);
+  policy->budget_cut_samples = 3;
+}
+
+void stc_tuner_policy_init_seed(stc_tuner_policy *policy) {
+  if (!policy)
+    return;
+  stc_tuner_policy_init(policy);
+  policy->early_rejection = false;
+  policy->order = STC_ORDER_DECLARED;
+  policy->validate_first = false;
+  policy->target_ns = 0;
+  policy->budget_cut_samples = 0;
 }
 
 /* One entry per settable name. Several names may share a field (aliases and
@@ -121,12 +166,21 @@ typedef enum policy_field {
   FIELD_MAX_PARALLEL_TUNES,
   FIELD_REGRESSION_PAIRS,
   FIELD_REGRESSION_RATIO,
+  FIELD_EARLY_REJECTION,
+  FIELD_RACE_PAIRS,
+  FIELD_RACE_MARGIN,
+  FIELD_RACE_WARMUP_FACTOR,
+  FIELD_ORDER,
+  FIELD_VALIDATE_FIRST,
+  FIELD_TARGET,
+  FIELD_BUDGET_CUT_SAMPLES,
   FIELD_COUNT_,
 } policy_field;
 
 /* How a name's text is read. */
 typedef enum value_kind {
   VALUE_MODE,
+  VALUE_ORDER,
   VALUE_BOOL,
   VALUE_DOUBLE,
   VALUE_COUNT,     /* unsigned integer */
@@ -164,6 +218,17 @@ static const struct {
     {"max_parallel_tunes", FIELD_MAX_PARALLEL_TUNES, VALUE_COUNT, 1},
     {"regression_pairs", FIELD_REGRESSION_PAIRS, VALUE_COUNT, 1},
     {"regression_ratio", FIELD_REGRESSION_RATIO, VALUE_DOUBLE, 1},
+    {"early_rejection", FIELD_EARLY_REJECTION, VALUE_BOOL, 1},
+    {"race_pairs", FIELD_RACE_PAIRS, VALUE_COUNT, 1},
+    {"race_margin", FIELD_RACE_MARGIN, VALUE_DOUBLE, 1},
+    {"race_warmup_factor", FIELD_RACE_WARMUP_FACTOR, VALUE_DOUBLE, 1},
+    {"order", FIELD_ORDER, VALUE_ORDER, 1},
+    {"validate_first", FIELD_VALIDATE_FIRST, VALUE_BOOL, 1},
+    {"target_ns", FIELD_TARGET, VALUE_COUNT, 1},
+    {"target_us", FIELD_TARGET, VALUE_COUNT, 1000},
+    {"target_ms", FIELD_TARGET, VALUE_COUNT, 1000000},
+    {"target_s", FIELD_TARGET, VALUE_COUNT, 1000000000},
+    {"budget_cut_samples", FIELD_BUDGET_CUT_SAMPLES, VALUE_COUNT, 1},
 };
 
 /* The one check per field; validate runs all of them, set runs the one it
@@ -270,6 +335,48 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
     if (!(isfinite(p->regression_ratio) && p->regression_ratio > 1.0)) {
       stc_error_set(err, NULL, 0, 0,
                     "regression_ratio must be a finite number > 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_EARLY_REJECTION:
+  case FIELD_VALIDATE_FIRST:
+  case FIELD_TARGET: /* 0: no target */
+    return STC_OK;
+  case FIELD_RACE_PAIRS:
+    /* More than samples is allowed: racing then never rejects. */
+    if (p->race_pairs == 0 || p->race_pairs > STC_POLICY_MAX_SAMPLES) {
+      stc_error_set(err, NULL, 0, 0,
+                    "race_pairs must be between 1 and %u (got %u)",
+                    STC_POLICY_MAX_SAMPLES, p->race_pairs);
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_RACE_MARGIN:
+    /* A negative margin would reject candidates that can still win. */
+    if (!(isfinite(p->race_margin) && p->race_margin >= 0)) {
+      stc_error_set(err, NULL, 0, 0, "race_margin must be a finite number >= 0");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_RACE_WARMUP_FACTOR:
+    if (!(isfinite(p->race_warmup_factor) && p->race_warmup_factor >= 1.0)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "race_warmup_factor must be a finite number >= 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_ORDER:
+    if (p->order != STC_ORDER_PROMISING && p->order != STC_ORDER_DECLARED) {
+      stc_error_set(err, NULL, 0, 0, "order must be promising or declared");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_BUDGET_CUT_SAMPLES:
+    /* More than samples is allowed: a cut candidate then never scores. */
+    if (p->budget_cut_samples > STC_POLICY_MAX_SAMPLES) {
+      stc_error_set(err, NULL, 0, 0,
+                    "budget_cut_samples must be at most %u (got %u)",
+                    STC_POLICY_MAX_SAMPLES, p->budget_cut_samples);
       return STC_ERR_INVALID;
     }
     return STC_OK;
@@ -385,6 +492,7 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   switch (field) {
   case FIELD_WARMUPS: case FIELD_SAMPLES: case FIELD_MAX_CANDIDATES:
   case FIELD_MAX_PARALLEL_TUNES: case FIELD_REGRESSION_PAIRS:
+  case FIELD_RACE_PAIRS: case FIELD_BUDGET_CUT_SAMPLES:
     if (value > UINT32_MAX)
       return false;
     break;
@@ -397,7 +505,10 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   case FIELD_MAX_CANDIDATES: p->max_candidates = (uint32_t)value; return true;
   case FIELD_MAX_PARALLEL_TUNES: p->max_parallel_tunes = (uint32_t)value; return true;
   case FIELD_REGRESSION_PAIRS: p->regression_pairs = (uint32_t)value; return true;
+  case FIELD_RACE_PAIRS: p->race_pairs = (uint32_t)value; return true;
+  case FIELD_BUDGET_CUT_SAMPLES: p->budget_cut_samples = (uint32_t)value; return true;
   case FIELD_BUDGET: p->budget_ns = value; return true;
+  case FIELD_TARGET: p->target_ns = value; return true;
   case FIELD_TTL: p->ttl_seconds = value; return true;
   case FIELD_READBACK_LIMIT: p->tolerance.readback_limit = value; return true;
   case FIELD_CAPACITY:
@@ -417,6 +528,8 @@ static bool store_double(stc_tuner_policy *p, policy_field field, double value) 
   case FIELD_MIN_SPEEDUP: p->min_speedup = value; return true;
   case FIELD_MAX_RELATIVE_MAD: p->max_relative_mad = value; return true;
   case FIELD_REGRESSION_RATIO: p->regression_ratio = value; return true;
+  case FIELD_RACE_MARGIN: p->race_margin = value; return true;
+  case FIELD_RACE_WARMUP_FACTOR: p->race_warmup_factor = value; return true;
   default: return false;
   }
 }
@@ -428,8 +541,14 @@ static bool parse_into(stc_tuner_policy *copy, policy_field field,
   switch (kind) {
   case VALUE_MODE:
     return stc_tune_mode_parse(text, &copy->mode) == STC_OK;
-  case VALUE_BOOL:
-    return parse_bool(text, &copy->require_validation);
+  case VALUE_ORDER:
+    return stc_tune_order_parse(text, &copy->order) == STC_OK;
+  case VALUE_BOOL: {
+    bool *target = field == FIELD_EARLY_REJECTION  ? &copy->early_rejection
+                   : field == FIELD_VALIDATE_FIRST ? &copy->validate_first
+                                                   : &copy->require_validation;
+    return parse_bool(text, target);
+  }
   case VALUE_DOUBLE: {
     double value;
     return parse_double(text, &value) && store_double(copy, field, value);

@@ -14,6 +14,8 @@
  * select again (it gets the reference) and contenders never wait. */
 #include "stc/tuner.h"
 
+#include "wins.h"
+
 #include "stc/hash.h"
 #include "stc/tuner_cache.h"
 
@@ -170,6 +172,9 @@ struct stc_tuner {
   stc_tuner_stats stats;
   uint64_t (*clock)(void *user);
   void *clock_user;
+  /* The disk records' winners, read once (stc_tuner_win_counts). */
+  enum { DISK_WINS_UNREAD, DISK_WINS_READING, DISK_WINS_READ } disk_wins_state;
+  stc__won_records disk_wins;
 };
 
 static void lock_state(stc_tuner *t) { pthread_mutex_lock(&t->lock); }
@@ -405,6 +410,7 @@ void stc_tuner_destroy(stc_tuner *tuner) {
     report_clear(&tuner->reports[(tuner->report_head + i) %
                                  tuner->report_capacity]);
   free(tuner->reports);
+  stc__won_records_free(&tuner->disk_wins);
   stc_disk_cache_close(tuner->disk);
   pthread_mutex_destroy(&tuner->lock);
   free(tuner);
@@ -518,6 +524,8 @@ typedef struct select_request {
   size_t count;
   size_t reference;
   const stc_trial_runner *runner;
+  const size_t *order; /* the caller's exploration order, checked */
+  size_t order_count;
   char *key; /* owned */
   uint64_t hash;
 } select_request;
@@ -841,6 +849,9 @@ typedef struct exploration {
   double ratio;
   bool checked;
   uint64_t reference_ns, winner_ns;
+  /* The reference's time as last measured: what an unpaired warm-up run of
+   * a candidate is compared with. */
+  double reference_estimate;
   stc_tune_report report;
 } exploration;
 
@@ -866,38 +877,128 @@ static score_verdict paired_score(const uint64_t (*pairs)[2], size_t count,
   return (mad <= max_relative_mad) ? SCORE_OK : SCORE_NOISY;
 }
 
-/* One candidate's warm-ups, validation and paired samples. The budget is
- * checked between trials only, never interrupting one. */
+/* The racing rule. A ratio (candidate/reference) is beyond the bar when,
+ * even divided by factor (>= 1), it could not win: it is not below the
+ * best ratio so far, or not min_speedup faster than the reference. The
+ * expressions are the win rule's (score_candidate) with factor folded in,
+ * so that on stable timings, where a candidate's first ratio is its final
+ * one, a candidate rejected early is one that would have lost anyway. */
+static bool beyond_bar(const stc_tuner_policy *p, const exploration *x,
+                       double ratio, double factor) {
+  return ratio > x->ratio * factor || ratio * p->min_speedup > factor;
+}
+
+/* What one candidate's trial did. */
+typedef struct trial {
+  size_t pairs;   /* paired samples taken */
+  size_t runs;    /* runner calls (measure and validate) */
+  bool checked;   /* its validator reported PASSED */
+  bool cut;       /* the budget ran out before its last pair */
+  bool raced_out; /* rejected early; the failure's message says why */
+} trial;
+
+static stc_status race_out(trial *tr, failure *f, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static stc_status race_out(trial *tr, failure *f, const char *format, ...) {
+  tr->raced_out = true;
+  f->status = STC_ERR_REJECTED;
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(f->message, sizeof f->message, format, ap);
+  va_end(ap);
+  return STC_ERR_REJECTED;
+}
+
+/* The best ratio a candidate must beat, for notes. */
+static double bar_of(const stc_tuner_policy *p, const exploration *x) {
+  double speedup_bar = 1.0 / p->min_speedup;
+  return x->ratio < speedup_bar ? x->ratio : speedup_bar;
+}
+
+/* One candidate's validation, warm-ups and paired samples. The budget is
+ * checked between trials only, never interrupting one. With validate_first
+ * the validation runs first and counts as a warm-up (it runs the candidate
+ * on the same data), so a wrong candidate costs one run. With
+ * early_rejection a candidate stops once a warm-up run or its paired
+ * median so far is beyond the bar (beyond_bar). STC_OK with tr->pairs
+ * pairs: all samples, or fewer when the budget cut them (tr->cut). */
 static stc_status run_trial(stc_tuner *t, const select_request *req,
                             size_t index, const budget_clock *clock,
-                            uint64_t (*pairs)[2], bool *checked, failure *f) {
+                            const exploration *x, uint64_t (*pairs)[2],
+                            double *scratch, trial *tr, failure *f) {
   const stc_tuner_policy *p = &t->policy;
-  uint64_t ignored;
-  for (uint32_t w = 0; w < p->warmups; w++) {
+  uint32_t warmups = p->warmups;
+  bool validated = false;
+  if (p->validate_first) {
+    tr->runs++;
+    if (run_validation(t, req, index, &tr->checked, f) != STC_OK)
+      return f->status;
+    validated = true;
+    if (warmups)
+      warmups--;
+  }
+  for (uint32_t w = 0; w < warmups; w++) {
     if (elapsed_ns(clock) >= p->budget_ns)
       return fail(f, STC_ERR_REJECTED, "budget exhausted during warm-up");
-    if (run_measure(req, index, &ignored, f) != STC_OK)
+    uint64_t ns = 0;
+    tr->runs++;
+    if (run_measure(req, index, &ns, f) != STC_OK)
+      return f->status;
+    double ratio = (double)ns / x->reference_estimate;
+    if (p->early_rejection && beyond_bar(p, x, ratio, p->race_warmup_factor))
+      return race_out(tr, f,
+                      "rejected early: a warm-up run took %.3gx the "
+                      "reference's time, over %.3gx the bar %.4f",
+                      ratio, p->race_warmup_factor, bar_of(p, x));
+  }
+  if (!validated) {
+    tr->runs++;
+    if (run_validation(t, req, index, &tr->checked, f) != STC_OK)
       return f->status;
   }
-  if (run_validation(t, req, index, checked, f) != STC_OK)
-    return f->status;
   for (uint32_t sample = 0; sample < p->samples; sample++) {
-    if (elapsed_ns(clock) >= p->budget_ns)
+    if (elapsed_ns(clock) >= p->budget_ns) {
+      tr->cut = true;
+      /* Enough stable pairs are a measurement, not a loss (scored by the
+       * caller, which also applies the noise limit). */
+      if (p->budget_cut_samples && sample >= p->budget_cut_samples)
+        return STC_OK;
       return fail(f, STC_ERR_REJECTED,
-                  "budget exhausted before enough paired samples");
+                  "budget exhausted before enough paired samples (%" PRIu32
+                  " of %" PRIu32 ")",
+                  sample, p->samples);
+    }
     /* Alternate which runs first to cancel warm-up, clock and thermal drift. */
     uint64_t *pair = pairs[sample];
     bool reference_first = (sample + index) % 2 == 0;
     size_t first = reference_first ? req->reference : index;
     size_t second = reference_first ? index : req->reference;
     uint64_t t_first, t_second;
-    if (run_measure(req, first, &t_first, f) != STC_OK ||
-        run_measure(req, second, &t_second, f) != STC_OK)
+    tr->runs++;
+    if (run_measure(req, first, &t_first, f) != STC_OK)
+      return f->status;
+    tr->runs++;
+    if (run_measure(req, second, &t_second, f) != STC_OK)
       return f->status;
     pair[0] = reference_first ? t_first : t_second;
     pair[1] = reference_first ? t_second : t_first;
     if (pair[0] == 0 || pair[1] == 0)
       return fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
+    tr->pairs = sample + 1;
+    /* The last pair is scored as a whole instead: a full measurement says
+     * "lost" with its noise, which racing need not guess. */
+    if (p->early_rejection && tr->pairs >= p->race_pairs &&
+        tr->pairs < p->samples) {
+      for (size_t i = 0; i < tr->pairs; i++)
+        scratch[i] = (double)pairs[i][1] / (double)pairs[i][0];
+      double ratio = median(scratch, tr->pairs);
+      if (beyond_bar(p, x, ratio, 1.0 + p->race_margin))
+        return race_out(tr, f,
+                        "rejected early: paired median ratio %.4f after %zu "
+                        "of %" PRIu32 " pairs is over %.3gx the bar %.4f",
+                        ratio, tr->pairs, p->samples, 1.0 + p->race_margin,
+                        bar_of(p, x));
+    }
   }
   return STC_OK;
 }
@@ -909,7 +1010,8 @@ static bool set_note(stc_candidate_report *report, char *note) {
   return note != NULL;
 }
 
-/* After the search: every scored candidate's note says why it won or lost. */
+/* After the search: every scored candidate's note says why it won or lost
+ * (and on how many pairs, when the budget cut them short). */
 static bool finish_notes(const stc_tuner *t, const select_request *req,
                          exploration *x, const bool *scored,
                          const size_t *report_of) {
@@ -926,37 +1028,43 @@ static bool finish_notes(const stc_tuner *t, const select_request *req,
     if (!scored[i])
       continue;
     stc_candidate_report *r = &cr[report_of[i]];
+    char cut[96] = "";
+    if (r->samples < t->policy.samples)
+      snprintf(cut, sizeof cut,
+               " (budget exhausted: scored on %zu of %" PRIu32 " pairs)",
+               r->samples, t->policy.samples);
     if (i == x->winner)
       ok = set_note(r, format_string(
                            "won: paired median ratio %.4f (%.3gx faster than "
-                           "the reference, relative MAD %.3g)",
-                           r->ratio, 1 / r->ratio, r->relative_mad));
+                           "the reference, relative MAD %.3g)%s",
+                           r->ratio, 1 / r->ratio, r->relative_mad, cut));
     else if (r->ratio * t->policy.min_speedup > 1.0)
       ok = set_note(r, format_string(
                            "lost: paired median ratio %.4f is not %.3gx "
-                           "faster than the reference",
-                           r->ratio, t->policy.min_speedup));
+                           "faster than the reference%s",
+                           r->ratio, t->policy.min_speedup, cut));
     else
       ok = set_note(r, format_string(
-                           "lost: paired median ratio %.4f; %s was faster",
-                           r->ratio, winner));
+                           "lost: paired median ratio %.4f; %s was faster%s",
+                           r->ratio, winner, cut));
   }
   return ok;
 }
 
-/* Scores one candidate's completed pairs into its report and, under the
- * win rule, makes it the winner: it must beat the best so far and be at
- * least min_speedup faster than the reference. Returns the note (owned;
- * NULL when out of memory); *scored marks a candidate whose final note
- * finish_notes writes. */
-static char *score_candidate(const stc_tuner *t, exploration *x, size_t index, bool checked,
-                             const uint64_t (*pairs)[2], double *scratch,
+/* Scores one candidate's completed pairs (count of them) into its report
+ * and, under the win rule, makes it the winner: it must beat the best so
+ * far and be at least min_speedup faster than the reference. Returns the
+ * note (owned; NULL when out of memory); *scored marks a candidate whose
+ * final note finish_notes writes. */
+static char *score_candidate(const stc_tuner *t, exploration *x, size_t index,
+                             bool checked, const uint64_t (*pairs)[2],
+                             size_t count, double *scratch,
                              stc_candidate_report *report, bool *scored) {
   const stc_tuner_policy *p = &t->policy;
   report->verified = checked;
-  report->samples = p->samples;
+  report->samples = count;
   double ratio = 0, mad = 0;
-  score_verdict verdict = paired_score(pairs, p->samples, p->max_relative_mad,
+  score_verdict verdict = paired_score(pairs, count, p->max_relative_mad,
                                        scratch, &ratio, &mad);
   if (verdict == SCORE_INCOMPLETE)
     return format_string("rejected: timings incomplete");
@@ -972,14 +1080,50 @@ static char *score_candidate(const stc_tuner *t, exploration *x, size_t index, b
     x->winner = index;
     x->ratio = ratio;
     x->checked = checked;
-    for (uint32_t s = 0; s < p->samples; s++)
+    for (size_t s = 0; s < count; s++)
       scratch[s] = (double)pairs[s][0];
-    x->reference_ns = ns_from_double(median(scratch, p->samples));
-    for (uint32_t s = 0; s < p->samples; s++)
+    x->reference_ns = ns_from_double(median(scratch, count));
+    for (size_t s = 0; s < count; s++)
       scratch[s] = (double)pairs[s][1];
-    x->winner_ns = ns_from_double(median(scratch, p->samples));
+    x->winner_ns = ns_from_double(median(scratch, count));
   }
   return format_string("scored"); /* finish_notes says won or lost */
+}
+
+/* The pairs of a candidate that stopped early still tell its ratio so far;
+ * the report shows it, while the note says why it stopped. */
+static void report_partial(const uint64_t (*pairs)[2], const trial *tr,
+                           double *scratch, stc_candidate_report *report) {
+  report->verified = tr->checked;
+  report->samples = tr->pairs;
+  double ratio, mad;
+  if (tr->pairs &&
+      paired_score(pairs, tr->pairs, INFINITY, scratch, &ratio, &mad) !=
+          SCORE_INCOMPLETE) {
+    report->has_ratio = true;
+    report->ratio = ratio;
+    report->relative_mad = mad;
+  }
+}
+
+/* The exploration order of the candidates other than the reference: the
+ * caller's (already checked) order under "promising", then the rest in
+ * index order. */
+static void exploration_order(const stc_tuner_policy *p,
+                              const select_request *req, bool *listed,
+                              size_t *sequence) {
+  size_t n = 0;
+  if (p->order == STC_ORDER_PROMISING)
+    for (size_t i = 0; i < req->order_count; i++) {
+      size_t index = req->order[i];
+      if (index != req->reference && !listed[index]) {
+        listed[index] = true;
+        sequence[n++] = index;
+      }
+    }
+  for (size_t index = 0; index < req->count; index++)
+    if (index != req->reference && !listed[index])
+      sequence[n++] = index;
 }
 
 static stc_status explore(stc_tuner *t, const select_request *req,
@@ -998,16 +1142,20 @@ static stc_status explore(stc_tuner *t, const select_request *req,
   double *scratch = malloc(p->samples * sizeof *scratch);
   bool *scored = calloc(req->count, sizeof *scored);
   size_t *report_of = calloc(req->count, sizeof *report_of);
+  bool *listed = calloc(req->count, sizeof *listed);
+  size_t *sequence = calloc(req->count, sizeof *sequence);
   stc_status status = STC_OK;
-  if (!pairs || !scratch || !scored || !report_of ||
+  if (!pairs || !scratch || !scored || !report_of || !listed || !sequence ||
       !report_start(&x->report, req->problem, req->candidates[reference].name,
                     req->count)) {
     status = fail(f, STC_ERR_NOMEM, "out of memory starting a tune");
     goto done;
   }
-  /* Report order: the reference first, then the others in index order. */
-  for (size_t i = 0, next = 1; i < req->count; i++)
-    report_of[i] = i == reference ? 0 : next++;
+  /* Report order: the reference first, then the exploration order. */
+  exploration_order(p, req, listed, sequence);
+  report_of[reference] = 0;
+  for (size_t i = 0; i + 1 < req->count; i++)
+    report_of[sequence[i]] = i + 1;
   for (size_t i = 0; i < req->count; i++)
     if (!(x->report.candidates[report_of[i]].name =
               strdup(req->candidates[i].name))) {
@@ -1018,13 +1166,29 @@ static stc_status explore(stc_tuner *t, const select_request *req,
   /* The reference is warmed up and checked first, whatever the budget: a
    * failing reference is an error, never permission to pick an unchecked
    * candidate. */
+  stc_candidate_report *ref_report = &x->report.candidates[0];
   uint64_t ignored, reference_time = 0;
   bool reference_checked = false;
-  for (uint32_t w = 0; w < p->warmups; w++)
+  uint32_t reference_warmups = p->warmups;
+  if (p->validate_first) {
+    ref_report->trials++;
+    if ((status = run_validation(t, req, reference, &reference_checked, f)))
+      goto done;
+    if (reference_warmups)
+      reference_warmups--;
+  }
+  for (uint32_t w = 0; w < reference_warmups; w++) {
+    ref_report->trials++;
     if ((status = run_measure(req, reference, &ignored, f)) != STC_OK)
       goto done;
-  if ((status = run_validation(t, req, reference, &reference_checked, f)) ||
-      (status = run_measure(req, reference, &reference_time, f)))
+  }
+  if (!p->validate_first) {
+    ref_report->trials++;
+    if ((status = run_validation(t, req, reference, &reference_checked, f)))
+      goto done;
+  }
+  ref_report->trials++;
+  if ((status = run_measure(req, reference, &reference_time, f)))
     goto done;
   if (reference_time == 0) {
     status = fail(f, STC_ERR_UNAVAILABLE, "reference has zero elapsed time");
@@ -1034,8 +1198,8 @@ static stc_status explore(stc_tuner *t, const select_request *req,
   x->ratio = 1.0;
   x->checked = reference_checked;
   x->reference_ns = x->winner_ns = reference_time;
+  x->reference_estimate = (double)reference_time;
 
-  stc_candidate_report *ref_report = &x->report.candidates[0];
   ref_report->samples = 1;
   ref_report->has_ratio = true;
   ref_report->ratio = 1.0;
@@ -1044,9 +1208,8 @@ static stc_status explore(stc_tuner *t, const select_request *req,
 
   uint32_t attempted = 1;
   bool exhausted = false;
-  for (size_t index = 0; index < req->count; index++) {
-    if (index == reference)
-      continue;
+  for (size_t position = 0; position + 1 < req->count; position++) {
+    size_t index = sequence[position];
     stc_candidate_report *report = &x->report.candidates[report_of[index]];
     char *note = NULL;
     if (!allowed(t, req, index)) {
@@ -1060,19 +1223,37 @@ static stc_status explore(stc_tuner *t, const select_request *req,
     } else if (elapsed_ns(&clock) >= p->budget_ns) {
       exhausted = true;
       note = format_string("skipped: search budget exhausted (time)");
+    } else if (p->target_ns && elapsed_ns(&clock) >= p->target_ns) {
+      /* The less promising rest is what a target cut drops. */
+      exhausted = true;
+      note = format_string("skipped: search budget exhausted (tuning "
+                           "target %.4g ms reached)",
+                           (double)p->target_ns / 1e6);
     } else {
       attempted++;
-      bool checked = false;
-      status = run_trial(t, req, index, &clock, pairs, &checked, f);
+      trial tr = {0};
+      status = run_trial(t, req, index, &clock, x, pairs, scratch, &tr, f);
+      report->trials = tr.runs;
+      exhausted |= tr.cut;
+      if (tr.pairs) {
+        for (size_t s = 0; s < tr.pairs; s++)
+          scratch[s] = (double)pairs[s][0];
+        x->reference_estimate = median(scratch, tr.pairs);
+      }
       if (status == STC_ERR_DEVICE)
         goto done;
       if (status != STC_OK) {
-        note = format_string("rejected: %s", f->message);
+        if (tr.raced_out) {
+          report_partial((const uint64_t(*)[2])pairs, &tr, scratch, report);
+          note = format_string("%s", f->message);
+        } else {
+          note = format_string("rejected: %s", f->message);
+        }
         status = STC_OK;
       } else {
-        note = score_candidate(t, x, index, checked,
-                               (const uint64_t(*)[2])pairs, scratch, report,
-                               &scored[index]);
+        note = score_candidate(t, x, index, tr.checked,
+                               (const uint64_t(*)[2])pairs, tr.pairs, scratch,
+                               report, &scored[index]);
       }
     }
     if (!set_note(report, note)) {
@@ -1091,12 +1272,16 @@ static stc_status explore(stc_tuner *t, const select_request *req,
   }
   x->report.elapsed_ns = elapsed_ns(&clock);
   x->report.budget_exhausted = exhausted || x->report.elapsed_ns >= p->budget_ns;
+  for (size_t i = 0; i < x->report.num_candidates; i++)
+    x->report.trials += x->report.candidates[i].trials;
 
 done:
   free(pairs);
   free(scratch);
   free(scored);
   free(report_of);
+  free(listed);
+  free(sequence);
   if (status != STC_OK)
     report_clear(&x->report);
   return status;
@@ -1312,10 +1497,47 @@ static void release_permit(stc_tuner *t, const select_request *req) {
   unlock_state(t);
 }
 
+/* The caller's order lists each candidate at most once. */
+static stc_status check_order(const size_t *order, size_t order_count,
+                              size_t count, stc_error *err) {
+  if (order_count == 0)
+    return STC_OK;
+  bool *seen = order && order_count <= count ? calloc(count, sizeof *seen)
+                                             : NULL;
+  if (order && order_count <= count && !seen) {
+    stc_error_set(err, NULL, 0, 0, "out of memory checking the order");
+    return STC_ERR_NOMEM;
+  }
+  bool ok = seen != NULL;
+  for (size_t i = 0; ok && i < order_count; i++) {
+    ok = order[i] < count && !seen[order[i]];
+    if (ok)
+      seen[order[i]] = true;
+  }
+  free(seen);
+  if (!ok) {
+    stc_error_set(err, NULL, 0, 0,
+                  "an exploration order lists candidate indices below the "
+                  "candidate count, each at most once");
+    return STC_ERR_INVALID;
+  }
+  return STC_OK;
+}
+
 stc_status stc_tuner_select(stc_tuner *tuner, const stc_problem *problem,
                             const stc_candidate *candidates, size_t count,
                             size_t reference, const stc_trial_runner *runner,
                             stc_decision *out, stc_error *err) {
+  return stc_tuner_select_ordered(tuner, problem, candidates, count, reference,
+                                  NULL, 0, runner, out, err);
+}
+
+stc_status stc_tuner_select_ordered(stc_tuner *tuner, const stc_problem *problem,
+                                    const stc_candidate *candidates,
+                                    size_t count, size_t reference,
+                                    const size_t *order, size_t order_count,
+                                    const stc_trial_runner *runner,
+                                    stc_decision *out, stc_error *err) {
   if (out)
     memset(out, 0, sizeof *out);
   if (!tuner || !problem || !runner || !runner->validate || !runner->measure ||
@@ -1326,9 +1548,12 @@ stc_status stc_tuner_select(stc_tuner *tuner, const stc_problem *problem,
   }
   stc_status status =
       check_request(tuner, problem, candidates, count, reference, err);
+  if (status == STC_OK)
+    status = check_order(order, order_count, count, err);
   if (status != STC_OK)
     return status;
-  select_request req = {problem, candidates, count, reference, runner, NULL, 0};
+  select_request req = {problem, candidates, count, reference, runner,
+                        order,   order_count, NULL,  0};
   if ((status = build_key(tuner, &req, err)) != STC_OK)
     return status;
 
@@ -1365,7 +1590,11 @@ void stc_tuner_invalidate(stc_tuner *tuner, const stc_decision *decision,
     return;
   uint64_t hash = key_hash(decision->cache_key);
   bool want_ban = ban && decision->index != decision->reference_index;
+  char digest[65];
+  stc_sha256_hex(decision->cache_key, strlen(decision->cache_key), digest);
   lock_state(tuner);
+  /* The disk record goes below: its win no longer counts either. */
+  stc__won_records_remove(&tuner->disk_wins, hash, digest);
   key_entry *e = entry_find(tuner, decision->cache_key, hash);
   if (e) {
     stc_cache_record_clear(&e->record);
@@ -1444,6 +1673,85 @@ stc_status stc_tuner_record_comparison(stc_tuner *tuner,
     if (invalidated)
       *invalidated = true;
   }
+  return STC_OK;
+}
+
+/* ---- winners per operation kind (ordering) ----------------------------- */
+
+void stc_win_counts_free(stc_win_count *counts, size_t count) {
+  if (!counts)
+    return;
+  for (size_t i = 0; i < count; i++)
+    free(counts[i].name);
+  free(counts);
+}
+
+/* Whether key's state is in memory, found by its digest (a disk record
+ * whose key is also in memory counts there, or not at all). Lock held. */
+static bool entry_known_locked(stc_tuner *t, uint64_t hash,
+                               const char *digest) {
+  if (!t->bucket_count)
+    return false;
+  for (key_entry *e = t->buckets[hash % t->bucket_count]; e; e = e->chain)
+    if (e->hash == hash && strcmp(e->key_digest, digest) == 0)
+      return true;
+  return false;
+}
+
+stc_status stc_tuner_win_counts(stc_tuner *tuner, const char *kind,
+                                const char *environment, stc_win_count **out,
+                                size_t *count) {
+  if (out)
+    *out = NULL;
+  if (count)
+    *count = 0;
+  if (!tuner || !kind || !out || !count)
+    return STC_ERR_INVALID;
+  /* The first caller reads the disk records, without the lock; a caller
+   * meanwhile counts memory only rather than wait. */
+  lock_state(tuner);
+  bool read_disk = tuner->disk && tuner->disk_wins_state == DISK_WINS_UNREAD;
+  if (read_disk)
+    tuner->disk_wins_state = DISK_WINS_READING;
+  unlock_state(tuner);
+  if (read_disk) {
+    stc__won_records loaded = {0};
+    stc_status status = stc__won_records_load(tuner->disk, &loaded);
+    if (status != STC_OK && status != STC_ERR_NOMEM)
+      count_warning(tuner);
+    lock_state(tuner);
+    tuner->disk_wins = loaded; /* what was read before a fault still counts */
+    tuner->disk_wins_state = DISK_WINS_READ;
+    unlock_state(tuner);
+  }
+  const int64_t now = stc_now_seconds();
+  stc__tally tally = {0};
+  stc_status status = STC_OK;
+  lock_state(tuner);
+  for (key_entry *e = tuner->oldest; status == STC_OK && e; e = e->newer)
+    if (e->has_record && e->record.winner &&
+        stc_cache_record_is_fresh(&e->record, now, tuner->policy.ttl_seconds) &&
+        stc__tuner_key_matches(e->key, kind, environment))
+      status = stc__tally_add(&tally, e->record.winner);
+  for (size_t i = 0; status == STC_OK && i < tuner->disk_wins.count; i++) {
+    const stc__won_record *r = &tuner->disk_wins.items[i];
+    stc_cache_record created = {.created = r->created};
+    if (strcmp(r->kind, kind) == 0 &&
+        (!environment || strcmp(r->environment, environment) == 0) &&
+        stc_cache_record_is_fresh(&created, now, tuner->policy.ttl_seconds) &&
+        !entry_known_locked(tuner, r->key_hash, r->key_digest))
+      status = stc__tally_add(&tally, r->winner);
+  }
+  unlock_state(tuner);
+  if (status != STC_OK) {
+    stc_win_counts_free(tally.counts, tally.count);
+    return status;
+  }
+  stc__tally_sort(&tally);
+  *out = tally.count ? tally.counts : NULL;
+  *count = tally.count;
+  if (!tally.count)
+    free(tally.counts);
   return STC_OK;
 }
 

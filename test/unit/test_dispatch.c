@@ -10,6 +10,7 @@
 
 #include "../../runtime/dispatch_internal.h"
 #include "stc/rt.h"
+#include "stc/rt_blas.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -346,7 +347,12 @@ STC_TEST(first_call_tunes_then_cache_and_slot_serve) {
 }
 
 STC_TEST(report_says_why_wrong_slow_and_blas_lost) {
-  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  /* The seed's exhaustive timing: "slow" is scored, not raced out (that
+   * is early_rejection_says_so_in_the_report). */
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  config.policy.early_rejection = false;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
   problem p;
   problem_init(&p, 32, 0, 0, 2);
   enter(&g_dynamic_site, &p);
@@ -977,4 +983,200 @@ STC_TEST_THREADED(concurrent_workloads_on_one_dynamic_site) {
     STC_CHECK(ok);
   }
   STC_CHECK_EQ_U64(stats().tuner.tunes, 4);
+}
+
+/* ---- tuning economics ---- */
+
+/* The report of the newest tune whose site is site_id, copied. */
+static bool newest_report(const char *site_id, stc_tune_report **all,
+                          size_t *count, const stc_tune_report **out) {
+  *out = NULL;
+  if (stc_rt_dispatch_reports(all, count) != STC_OK)
+    return false;
+  for (size_t i = *count; i-- > 0 && !*out;)
+    if (strncmp((*all)[i].operation, site_id, strlen(site_id)) == 0)
+      *out = &(*all)[i];
+  return *out != NULL;
+}
+
+STC_TEST(early_rejection_says_so_in_the_report) {
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
+  problem p;
+  problem_init(&p, 32, 0, 0, 40);
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_tune_report *all = NULL;
+  size_t count = 0;
+  const stc_tune_report *r;
+  STC_CHECK(newest_report("test/matmul#dynamic", &all, &count, &r));
+  size_t sum = 0;
+  const stc_candidate_report *slow = NULL, *fast = NULL;
+  for (size_t i = 0; i < r->num_candidates; i++) {
+    sum += r->candidates[i].trials;
+    if (strcmp(r->candidates[i].name, "slow") == 0)
+      slow = &r->candidates[i];
+    if (strcmp(r->candidates[i].name, "fast") == 0)
+      fast = &r->candidates[i];
+  }
+  bool ok = slow && fast;
+  if (ok) {
+    /* 4x slower than the reference: stopped long before its 9 pairs. */
+    STC_CHECK_CONTAINS(slow->note, "rejected early");
+    STC_CHECK(slow->trials < fast->trials);
+    STC_CHECK(slow->samples < 9);
+    STC_CHECK(fast->trials >= 2 + 2 * 9 - 2); /* measured in full */
+  }
+  STC_CHECK_EQ_U64(r->trials, sum);
+  STC_CHECK(sum > 0);
+  stc_tune_reports_free(all, count);
+  STC_CHECK(ok);
+  problem_free(&p);
+}
+
+STC_TEST(printed_report_counts_trials) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  config.print_reports = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 20, 0, 0, 41);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/trials.txt", test_dir("trials"));
+  int saved = capture_begin(path);
+  enter(&g_dynamic_site, &p);
+  char *text = capture_end(saved, path);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(text != NULL);
+  stc_tune_report *all = NULL;
+  size_t count = 0;
+  const stc_tune_report *r;
+  bool found = newest_report("test/matmul#dynamic", &all, &count, &r);
+  char line[64] = "";
+  if (found)
+    snprintf(line, sizeof line, "\n  trials:   %zu runs\n", r->trials);
+  stc_tune_reports_free(all, count);
+  STC_CHECK(found);
+  /* The total after "elapsed:", a trials column before the note, and the
+   * old lines unchanged. */
+  const char *elapsed = strstr(text, "  elapsed:  ");
+  STC_CHECK(elapsed != NULL);
+  STC_CHECK(strstr(elapsed, line) == strchr(elapsed, '\n'));
+  STC_CHECK_CONTAINS(text, "site:     test/matmul#dynamic|linalg.matmul");
+  STC_CHECK_CONTAINS(text, "winner:   ");
+  STC_CHECK(strstr(text, " candidate ") != NULL);
+  const char *header = strstr(text, "samples    ratio   noise verified trials  note\n");
+  STC_CHECK(header != NULL);
+  free(text);
+  problem_free(&p);
+}
+
+STC_TEST(environment_sets_the_economics_fields) {
+  setenv("STC_TUNE_EARLY_REJECTION", "0", 1);
+  setenv("STC_TUNE_ORDER", "declared", 1);
+  setenv("STC_TUNE_TARGET_MS", "0", 1);
+  setenv("STC_TUNE_RACE_MARGIN", "0.5", 1);
+  setenv("STC_TUNE_BUDGET_CUT_SAMPLES", "0", 1);
+  setenv("STC_TUNE_VALIDATE_FIRST", "off", 1);
+  setenv("STC_TUNE_RACE_PAIRS", "0", 1); /* invalid: a warning, default */
+  const char *dir = test_dir("envecon");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/warnings.txt", dir);
+  stc_rt_dispatch_config config;
+  int saved = capture_begin(path);
+  stc_rt_dispatch_config_from_environment(&config);
+  char *text = capture_end(saved, path);
+  unsetenv("STC_TUNE_EARLY_REJECTION");
+  unsetenv("STC_TUNE_ORDER");
+  unsetenv("STC_TUNE_TARGET_MS");
+  unsetenv("STC_TUNE_RACE_MARGIN");
+  unsetenv("STC_TUNE_BUDGET_CUT_SAMPLES");
+  unsetenv("STC_TUNE_VALIDATE_FIRST");
+  unsetenv("STC_TUNE_RACE_PAIRS");
+  /* With the old budget, these reproduce the seed's rules. */
+  stc_tuner_policy seed;
+  stc_tuner_policy_init_seed(&seed);
+  STC_CHECK(config.policy.early_rejection == seed.early_rejection);
+  STC_CHECK_EQ_INT(config.policy.order, seed.order);
+  STC_CHECK_EQ_U64(config.policy.target_ns, seed.target_ns);
+  STC_CHECK_EQ_U64(config.policy.budget_cut_samples, seed.budget_cut_samples);
+  STC_CHECK(config.policy.validate_first == seed.validate_first);
+  STC_CHECK(config.policy.race_margin == 0.5);
+  STC_CHECK_EQ_U64(config.policy.race_pairs, 1);
+  STC_CHECK_EQ_INT(count_of(text, "stc: warning:"), 1);
+  STC_CHECK_CONTAINS(text, "STC_TUNE_RACE_PAIRS");
+  free(text);
+}
+
+/* Tunes the dynamic, then the static site (the same op kind) at n=16 and
+ * gives the candidate explored first at each (after the reference). */
+static bool first_explored(stc_rt_dispatch_config *config, char *dynamic_first,
+                           char *static_first, char *dynamic_winner,
+                           size_t size) {
+  if (stc_rt_dispatch_configure(config, NULL) != STC_OK)
+    return false;
+  problem p;
+  problem_init(&p, 16, 0, 0, 42);
+  enter(&g_dynamic_site, &p);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  bool ok = problem_correct(&p);
+  problem_free(&p);
+  stc_tune_report *all = NULL;
+  size_t count = 0;
+  const stc_tune_report *r;
+  ok = ok && newest_report("test/matmul#dynamic", &all, &count, &r) &&
+       r->num_candidates == NUM_VARIANTS;
+  if (ok) {
+    snprintf(dynamic_first, size, "%s", r->candidates[1].name);
+    snprintf(dynamic_winner, size, "%s", r->winner);
+  }
+  stc_tune_reports_free(all, count);
+  ok = ok && newest_report("test/matmul#static", &all, &count, &r) &&
+       r->num_candidates == NUM_VARIANTS;
+  if (ok)
+    snprintf(static_first, size, "%s", r->candidates[1].name);
+  stc_tune_reports_free(all, count);
+  return ok;
+}
+
+STC_TEST(promising_order_tries_vendor_then_prior_winners) {
+  char dynamic_first[64], static_first[64], winner[64];
+  /* No vendor library: the dynamic site explores in descriptor order; the
+   * static site, same op kind, tries the dynamic site's winner first. */
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  STC_CHECK(first_explored(&config, dynamic_first, static_first, winner,
+                           sizeof winner));
+  STC_CHECK_STR_EQ(dynamic_first, "slow");
+  if (strcmp(winner, "reference") != 0)
+    STC_CHECK_STR_EQ(static_first, winner);
+  else
+    STC_CHECK_STR_EQ(static_first, "slow");
+  STC_CHECK(strcmp(winner, "reference") != 0 || slot_holds_fast());
+
+  /* order=declared: descriptor order at both. */
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  config.policy.order = STC_ORDER_DECLARED;
+  STC_CHECK(first_explored(&config, dynamic_first, static_first, winner,
+                           sizeof winner));
+  STC_CHECK_STR_EQ(dynamic_first, "slow");
+  STC_CHECK_STR_EQ(static_first, "slow");
+
+  /* A loaded vendor library goes first of all (this test's "blas" variant
+   * computes the right result, so it may run). */
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  unsetenv("STC_BLAS");
+  stc_rt__blas_reset();
+  const char *library = NULL, *why = NULL;
+  if (stc_rt_blas_available(&library, &why)) {
+    STC_CHECK(first_explored(&config, dynamic_first, static_first, winner,
+                             sizeof winner));
+    STC_CHECK_STR_EQ(dynamic_first, "blas");
+    STC_CHECK_STR_EQ(static_first, "blas");
+  } else {
+    fprintf(stderr, "note: no vendor BLAS here (%s): vendor-first order "
+                    "not checked\n", why ? why : "?");
+  }
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
 }

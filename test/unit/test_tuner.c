@@ -121,9 +121,13 @@ static stc_tuner *new_tuner(const stc_tuner_policy *policy, const char *dir) {
   return t;
 }
 
+/* The numbered-rule tests below script exact run counts and orders of the
+ * seed engine's exhaustive search, so they run under its rules
+ * (stc_tuner_policy_init_seed); the economics tests further down run the
+ * defaults. */
 static stc_tuner *default_tuner(void) {
   stc_tuner_policy p;
-  stc_tuner_policy_init(&p);
+  stc_tuner_policy_init_seed(&p);
   return new_tuner(&p, NULL);
 }
 
@@ -367,7 +371,7 @@ STC_TEST(rule1_rejects_no_candidates) {
 
 STC_TEST(rule1_rejects_more_than_4096_candidates) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.max_candidates = 2;
   stc_tuner *t = new_tuner(&pol, NULL);
   STC_CHECK(t);
@@ -490,7 +494,7 @@ STC_TEST(rule1_rejects_ineligible_reference) {
 
 STC_TEST(rule1_rejects_reference_outside_workspace_limit) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.has_workspace_limit = true;
   pol.workspace_limit = 1000;
   stc_tuner *t = new_tuner(&pol, NULL);
@@ -523,7 +527,7 @@ STC_TEST(rule1_rejects_reference_outside_workspace_limit) {
 
 STC_TEST(rule1_rejects_key_over_384_kib) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.max_candidates = 1;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -615,7 +619,7 @@ STC_TEST(rule2_quarantined_environment_fails) {
 
 STC_TEST(rule2_disabled_mode_returns_reference) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.mode = STC_MODE_DISABLED;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -676,7 +680,7 @@ STC_TEST(rule3_unchecked_winner_stays_unverified) {
   /* Without required validation a candidate may win unchecked, and its
    * decisions never claim verification, in memory either. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.require_validation = false;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -701,7 +705,7 @@ STC_TEST(rule3_unchecked_winner_stays_unverified) {
 
 STC_TEST(rule3_expired_memory_record_retunes) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.ttl_seconds = 1;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -890,7 +894,7 @@ STC_TEST(rule4_busy_key_device_or_parallel_limit_returns_reference) {
   stc_tuner_destroy(t);
   /* With two parallel tunes allowed, another device tunes meanwhile. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.max_parallel_tunes = 2;
   t = new_tuner(&pol, NULL);
   STC_CHECK_EQ_INT(busy_probe(t, "other", "cpu:other", &call), STC_SOURCE_TUNED);
@@ -1033,7 +1037,7 @@ static void *churn_thread(void *arg) {
 
 STC_TEST_THREADED(concurrent_selects_on_many_keys) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.capacity = 4;
   pol.max_parallel_tunes = 4;
   stc_tuner *t = new_tuner(&pol, NULL);
@@ -1070,7 +1074,7 @@ STC_TEST_THREADED(concurrent_selects_on_many_keys) {
 static stc_status seed_disk(const char *dir, const stc_problem *p,
                             const stc_candidate *c) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   if (!t)
     return STC_ERR_INVALID;
@@ -1099,7 +1103,7 @@ STC_TEST(rule5_disk_round_trip_second_tuner_gets_disk_cache) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -1136,7 +1140,7 @@ STC_TEST(rule5_disk_record_deleted_when_validation_fails) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.mode = STC_MODE_CACHE_ONLY;
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
@@ -1173,7 +1177,7 @@ STC_TEST(rule5_disk_validation_failure_then_explores) {
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner *t = NULL;
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   t = new_tuner(&pol, dir);
   /* On this machine "a" computes wrong results: explore picks "b". */
   uint64_t times[FAKE_MAX] = {100, 50, 80};
@@ -1197,7 +1201,7 @@ STC_TEST(rule5_disk_device_error_quarantines) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -1219,7 +1223,7 @@ STC_TEST(rule5_cache_only_stops_after_disk) {
   char dir[4200];
   cache_dir(dir, sizeof dir, "cache");
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.mode = STC_MODE_CACHE_ONLY;
   stc_tuner *t = new_tuner(&pol, dir);
   stc_problem p = make_problem("w");
@@ -1259,7 +1263,7 @@ STC_TEST(rule5_non_persistent_problem_skips_disk) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK); /* p.persistent false */
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -1287,7 +1291,7 @@ STC_TEST(rule5_unusable_cache_directory_is_a_warning) {
   fputs("x", file);
   fclose(file);
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   stc_tuner *t = NULL;
   stc_error err;
   STC_CHECK_EQ_INT(stc_tuner_create(&pol, path, &t, &err), STC_OK);
@@ -1314,7 +1318,7 @@ STC_TEST(rule5_unwritable_cache_counts_warnings) {
   char dir[4200], version[4300];
   cache_dir(dir, sizeof dir, "cache");
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   STC_CHECK(t);
   snprintf(version, sizeof version, "%s/v%d", dir, STC_TUNER_CACHE_FORMAT);
@@ -1433,7 +1437,7 @@ STC_TEST(rule6_noisy_candidate_rejected) {
   stc_tuner_destroy(t);
   /* The same spread under a looser limit wins. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.max_relative_mad = 0.5;
   t = new_tuner(&pol, NULL);
   fake_init(&f, 2, times);
@@ -1488,7 +1492,7 @@ STC_TEST(rule6_unsupported_candidate_validation) {
   stc_tuner_destroy(t);
   /* Optional validation: it may win, unverified. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.require_validation = false;
   t = new_tuner(&pol, NULL);
   fake_init(&f, 2, times);
@@ -1549,7 +1553,7 @@ STC_TEST(rule6_zero_reference_time_is_validation_unavailable) {
 
 STC_TEST(rule6_budget_is_soft_and_checked_between_trials) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.budget_ns = 2000;
   stc_tuner *t = new_tuner(&pol, NULL);
   uint64_t now = 5000;
@@ -1585,7 +1589,7 @@ STC_TEST(rule6_budget_is_soft_and_checked_between_trials) {
 
 STC_TEST(rule6_reference_checked_even_when_budget_is_spent) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.budget_ns = 1;
   stc_tuner *t = new_tuner(&pol, NULL);
   uint64_t now = 0;
@@ -1609,7 +1613,7 @@ STC_TEST(rule6_reference_checked_even_when_budget_is_spent) {
 
 STC_TEST(rule6_candidate_limit) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.max_candidates = 2; /* the reference and one other */
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -1635,7 +1639,7 @@ STC_TEST(rule6_candidate_limit) {
 
 STC_TEST(rule6_ineligible_and_workspace_limits_skip_candidates) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.has_workspace_limit = true;
   pol.workspace_limit = 1000;
   stc_tuner *t = new_tuner(&pol, NULL);
@@ -1745,7 +1749,7 @@ STC_TEST(rule6_device_error_aborts_and_quarantines) {
 
 STC_TEST(rule6_paired_order_alternates) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.warmups = 1;
   pol.samples = 3;
   stc_tuner *t = new_tuner(&pol, NULL);
@@ -1869,7 +1873,7 @@ STC_TEST(rule7_report_contents_and_notes) {
 
 STC_TEST(rule7_reports_are_bounded) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.capacity = 2; /* reports kept: min(capacity, 128) */
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_candidate c[2];
@@ -1893,7 +1897,7 @@ STC_TEST(rule7_reports_are_bounded) {
   stc_tune_reports_free(r, n);
   stc_tuner_destroy(t);
   /* A large capacity still keeps at most 128 reports. */
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   t = new_tuner(&pol, NULL);
   for (int i = 0; i < 130; i++) {
     char workload[16];
@@ -2024,7 +2028,7 @@ STC_TEST(rule8_invalidate_removes_disk_record) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -2048,7 +2052,7 @@ STC_TEST(rule8_invalidate_removes_disk_record) {
 
 STC_TEST(rule8_record_comparison_window) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.regression_pairs = 3;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -2219,7 +2223,7 @@ static char *key_of(stc_tuner *t, const stc_problem *p, const stc_candidate *c,
 
 STC_TEST(cache_key_is_unambiguous_and_complete) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.mode = STC_MODE_DISABLED; /* keys only */
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_candidate c[3];
@@ -2282,7 +2286,7 @@ STC_TEST(cache_key_is_unambiguous_and_complete) {
 
 STC_TEST(capacity_evicts_oldest_record) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.capacity = 2;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_candidate c[2];
@@ -2317,7 +2321,7 @@ STC_TEST(many_keys_stay_bounded_and_findable) {
   /* Exercises the hash map's growth and eviction with more keys than
    * capacity; every retained key is still a memory hit. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init(&pol);
+  stc_tuner_policy_init_seed(&pol);
   pol.capacity = 100;
   pol.warmups = 0;
   pol.samples = 1;
@@ -2347,5 +2351,624 @@ STC_TEST(many_keys_stay_bounded_and_findable) {
   STC_CHECK_EQ_INT(select0(t, &old, c, 2, &f, &d), STC_OK);
   STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
   stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+/* ---- economics: racing, order, budget cuts, targets, trials ------------- */
+
+/* The default policy without a target or a reachable budget: what the
+ * racing property compares with the exhaustive search. */
+static void unbounded_policy(stc_tuner_policy *pol) {
+  stc_tuner_policy_init(pol);
+  pol->target_ns = 0;
+  pol->budget_ns = UINT64_MAX;
+}
+
+STC_TEST(economics_policy_defaults_seed_and_validation) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  STC_CHECK(p.early_rejection);
+  STC_CHECK_EQ_U64(p.race_pairs, 1);
+  STC_CHECK(p.race_margin == 0.25);
+  STC_CHECK(p.race_warmup_factor == 2.0);
+  STC_CHECK_EQ_INT(p.order, STC_ORDER_PROMISING);
+  STC_CHECK(p.validate_first);
+  STC_CHECK_EQ_U64(p.target_ns, 1000000000ull);
+  STC_CHECK_EQ_U64(p.budget_cut_samples, 3);
+  stc_tuner_policy seed;
+  stc_tuner_policy_init_seed(&seed);
+  STC_CHECK(!seed.early_rejection);
+  STC_CHECK_EQ_INT(seed.order, STC_ORDER_DECLARED);
+  STC_CHECK(!seed.validate_first);
+  STC_CHECK_EQ_U64(seed.target_ns, 0);
+  STC_CHECK_EQ_U64(seed.budget_cut_samples, 0);
+  /* Everything else is the seed's DESIGN.md defaults. */
+  STC_CHECK_EQ_U64(seed.budget_ns, 30000000000ull);
+  STC_CHECK_EQ_U64(seed.warmups, 2);
+  STC_CHECK_EQ_U64(seed.samples, 7);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_validate(&seed, &err), STC_OK);
+  for (int i = 0; i < 8; i++) {
+    stc_tuner_policy bad;
+    stc_tuner_policy_init(&bad);
+    switch (i) {
+    case 0: bad.race_pairs = 0; break;
+    case 1: bad.race_margin = -0.01; break;
+    case 2: bad.race_margin = NAN; break;
+    case 3: bad.race_warmup_factor = 0.99; break;
+    case 4: bad.race_warmup_factor = INFINITY; break;
+    case 5: bad.order = (stc_tune_order)5; break;
+    case 6: bad.budget_cut_samples = 200000; break;
+    case 7: bad.race_pairs = 200000; break;
+    }
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(stc_tuner_policy_validate(&bad, &err), STC_ERR_INVALID);
+    STC_CHECK(err.message[0] != 0);
+  }
+  STC_CHECK_STR_EQ(stc_tune_order_str(STC_ORDER_PROMISING), "promising");
+  STC_CHECK_STR_EQ(stc_tune_order_str(STC_ORDER_DECLARED), "declared");
+}
+
+STC_TEST(economics_policy_set_by_name) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  stc_error err;
+#define SET(field, value) STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, field, value, &err), STC_OK)
+  SET("EARLY_REJECTION", "0"); /* STC_TUNE_EARLY_REJECTION=0 */
+  STC_CHECK(!p.early_rejection);
+  STC_CHECK(p.require_validation); /* a bool sets only its own field */
+  SET("early-rejection", "on");
+  STC_CHECK(p.early_rejection);
+  SET("race_pairs", "3");
+  STC_CHECK_EQ_U64(p.race_pairs, 3);
+  SET("race_margin", "0");
+  STC_CHECK(p.race_margin == 0);
+  SET("race-warmup-factor", "4.5");
+  STC_CHECK(p.race_warmup_factor == 4.5);
+  SET("order", "declared");
+  STC_CHECK_EQ_INT(p.order, STC_ORDER_DECLARED);
+  SET("ORDER", "Promising");
+  STC_CHECK_EQ_INT(p.order, STC_ORDER_PROMISING);
+  SET("validate_first", "false");
+  STC_CHECK(!p.validate_first);
+  STC_CHECK(p.require_validation);
+  SET("target_ms", "250");
+  STC_CHECK_EQ_U64(p.target_ns, 250000000ull);
+  SET("target_s", "2");
+  STC_CHECK_EQ_U64(p.target_ns, 2000000000ull);
+  SET("target_ns", "0");
+  STC_CHECK_EQ_U64(p.target_ns, 0);
+  SET("budget_cut_samples", "0");
+  STC_CHECK_EQ_U64(p.budget_cut_samples, 0);
+#undef SET
+  STC_CHECK_EQ_INT(stc_tuner_policy_validate(&p, &err), STC_OK);
+  stc_tuner_policy before = p;
+  static const char *const bad[][2] = {
+      {"early_rejection", "maybe"}, {"race_pairs", "0"},
+      {"race_pairs", "-1"},         {"race_margin", "-0.5"},
+      {"race_margin", "nan"},       {"race_warmup_factor", "0.5"},
+      {"order", "fastest"},         {"order", ""},
+      {"validate_first", "2"},      {"target_ms", "-1"},
+      {"target_s", "99999999999999999999"}, {"budget_cut_samples", "x"},
+      {"budget_cut_samples", "4294967297"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, bad[i][0], bad[i][1], &err),
+                     STC_ERR_INVALID);
+    STC_CHECK(err.message[0] != 0);
+    STC_CHECK(memcmp(&p, &before, sizeof p) == 0);
+  }
+}
+
+STC_TEST(economics_racing_stops_clearly_slower_candidates) {
+  stc_tuner *t = new_tuner(&(stc_tuner_policy){0}, NULL); /* invalid: NULL */
+  STC_CHECK(t == NULL);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  /* "a" is 4x faster (the bar becomes 0.25); "b" at 0.6 is over twice the
+   * bar on its warm-up run; "c" at 0.5 passes the warm-up (not over 2x)
+   * but its first pair is over 1.25x the bar. */
+  uint64_t times[FAKE_MAX] = {100, 25, 60, 50};
+  fake f;
+  fake_init(&f, 4, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 4, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  STC_CHECK(fabs(d.ratio - 0.25) < 1e-12);
+  stc_decision_clear(&d);
+  /* Validation first (it warms like a warm-up), one more warm-up. */
+  STC_CHECK_EQ_U64(f.measures[1], 1 + 7);
+  STC_CHECK_EQ_U64(f.measures[2], 1);
+  STC_CHECK_EQ_U64(f.measures[3], 1 + 1);
+  STC_CHECK_EQ_U64(f.validations[2], 1);
+  STC_CHECK_EQ_U64(f.measures[0], 2 + 7 + 1);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  const stc_candidate_report *cr = r[0].candidates;
+  STC_CHECK_CONTAINS(cr[1].note, "won");
+  STC_CHECK_CONTAINS(cr[2].note, "rejected early: a warm-up run");
+  STC_CHECK_EQ_U64(cr[2].samples, 0);
+  STC_CHECK(!cr[2].has_ratio);
+  STC_CHECK_CONTAINS(cr[3].note, "rejected early: paired median ratio 0.5000");
+  STC_CHECK_CONTAINS(cr[3].note, "after 1 of 7 pairs");
+  STC_CHECK_EQ_U64(cr[3].samples, 1);
+  STC_CHECK(cr[3].has_ratio && fabs(cr[3].ratio - 0.5) < 1e-12);
+  STC_CHECK(cr[3].verified);
+  /* Trials: every runner call, the paired reference runs included. */
+  STC_CHECK_EQ_U64(cr[0].trials, 3);      /* validation, warm-up, timed */
+  STC_CHECK_EQ_U64(cr[1].trials, 2 + 14); /* validation, warm-up, 7 pairs */
+  STC_CHECK_EQ_U64(cr[2].trials, 2);
+  STC_CHECK_EQ_U64(cr[3].trials, 2 + 2);
+  STC_CHECK_EQ_U64(r[0].trials, 3 + 16 + 2 + 4);
+  STC_CHECK_EQ_U64(r[0].trials, total_measures(&f) + f.validations[0] +
+                                    f.validations[1] + f.validations[2] +
+                                    f.validations[3]);
+  STC_CHECK(!r[0].budget_exhausted);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+
+  /* STC_TUNE_EARLY_REJECTION=0: the same candidates are timed in full. */
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&pol, "early_rejection", "0", &err),
+                   STC_OK);
+  t = new_tuner(&pol, NULL);
+  fake_init(&f, 4, times);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 4, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 1);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_U64(f.measures[2], 1 + 7);
+  STC_CHECK_EQ_U64(f.measures[3], 1 + 7);
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_CONTAINS(r[0].candidates[3].note, "lost");
+  STC_CHECK_EQ_U64(r[0].candidates[3].trials, 2 + 14);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(economics_seed_trial_counts) {
+  /* Under the seed's rules each candidate costs 2 warm-ups, a validation
+   * and 7 pairs, the reference 2 warm-ups, a validation and a timed run. */
+  stc_tuner *t = default_tuner();
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  stc_decision_clear(&d);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_EQ_U64(r[0].candidates[0].trials, 4);
+  STC_CHECK_EQ_U64(r[0].candidates[1].trials, 17);
+  STC_CHECK_EQ_U64(r[0].candidates[2].trials, 17);
+  STC_CHECK_EQ_U64(r[0].trials, 38);
+  STC_CHECK_EQ_U64(r[0].trials, total_measures(&f) + 3);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
+/* One random stable script: every candidate always takes the same time.
+ * Times come partly from a small set (ties, the min_speedup boundary
+ * 952/953 of 1000) and partly uniform. */
+static size_t random_script(unsigned *state, uint64_t *times, stc_candidate *c,
+                            size_t *reference, size_t *order,
+                            size_t *order_count) {
+  static const uint64_t special[] = {250, 500, 900, 952, 953, 1000, 1200, 4000};
+  size_t count = 2 + (size_t)(rand_r(state) % (FAKE_MAX - 1));
+  make_candidates(c, count);
+  for (size_t i = 0; i < count; i++)
+    times[i] = rand_r(state) % 2
+                   ? special[rand_r(state) % 8]
+                   : 200 + (uint64_t)(rand_r(state) % 1300);
+  *reference = (size_t)rand_r(state) % count;
+  times[*reference] = 1000;
+  /* A random permutation as the exploration order, sometimes partial. */
+  for (size_t i = 0; i < count; i++)
+    order[i] = i;
+  for (size_t i = count; i > 1; i--) {
+    size_t j = (size_t)rand_r(state) % i, swap = order[i - 1];
+    order[i - 1] = order[j];
+    order[j] = swap;
+  }
+  *order_count = (size_t)rand_r(state) % (count + 1);
+  return count;
+}
+
+STC_TEST(economics_racing_never_changes_the_winner_on_stable_timings) {
+  unsigned state = 20261203;
+  size_t raced_out = 0, racing_runs = 0, exhaustive_runs = 0;
+  for (int round = 0; round < 1500; round++) {
+    uint64_t times[FAKE_MAX];
+    stc_candidate c[FAKE_MAX];
+    size_t reference, order[FAKE_MAX], order_count;
+    size_t count = random_script(&state, times, c, &reference, order,
+                                 &order_count);
+    /* Any valid racing setting must keep the winner. */
+    stc_tuner_policy on;
+    unbounded_policy(&on);
+    on.race_pairs = 1 + (uint32_t)(rand_r(&state) % 3);
+    on.race_margin = rand_r(&state) % 2 ? 0.0 : 0.25;
+    on.race_warmup_factor = rand_r(&state) % 2 ? 1.0 : 2.0;
+    on.validate_first = rand_r(&state) % 2;
+    stc_tuner_policy off = on;
+    off.early_rejection = false;
+    stc_decision d_on, d_off;
+    fake f_on, f_off;
+    stc_problem p = make_problem("w");
+    stc_tuner *t_on = new_tuner(&on, NULL), *t_off = new_tuner(&off, NULL);
+    STC_CHECK(t_on && t_off);
+    fake_init(&f_on, count, times);
+    fake_init(&f_off, count, times);
+    stc_trial_runner r_on = runner_of(&f_on), r_off = runner_of(&f_off);
+    STC_CHECK_EQ_INT(stc_tuner_select_ordered(t_on, &p, c, count, reference,
+                                              order, order_count, &r_on,
+                                              &d_on, NULL),
+                     STC_OK);
+    STC_CHECK_EQ_INT(stc_tuner_select_ordered(t_off, &p, c, count, reference,
+                                              order, order_count, &r_off,
+                                              &d_off, NULL),
+                     STC_OK);
+    if (d_on.index != d_off.index || d_on.ratio != d_off.ratio) {
+      fprintf(stderr, "round %d: reference %zu, times", round, reference);
+      for (size_t i = 0; i < count; i++)
+        fprintf(stderr, " %" PRIu64, times[i]);
+      fprintf(stderr, "; racing picked %zu, exhaustive %zu\n", d_on.index,
+              d_off.index);
+    }
+    STC_CHECK_EQ_U64(d_on.index, d_off.index);
+    STC_CHECK(d_on.ratio == d_off.ratio);
+    stc_tune_report *reports;
+    size_t n;
+    STC_CHECK_EQ_INT(stc_tuner_reports(t_on, &reports, &n), STC_OK);
+    for (size_t i = 0; i < reports[0].num_candidates; i++)
+      raced_out += strstr(reports[0].candidates[i].note, "rejected early") != NULL;
+    stc_tune_reports_free(reports, n);
+    racing_runs += total_measures(&f_on);
+    exhaustive_runs += total_measures(&f_off);
+    stc_decision_clear(&d_on);
+    stc_decision_clear(&d_off);
+    stc_tuner_destroy(t_on);
+    stc_tuner_destroy(t_off);
+  }
+  /* The property was exercised: racing did stop candidates, and saved. */
+  STC_CHECK(raced_out > 1000);
+  STC_CHECK(racing_runs * 2 < exhaustive_runs);
+}
+
+STC_TEST(economics_racing_equals_the_seed_search_on_stable_timings) {
+  /* Racing plus the other economics (validation first, caller's order
+   * ignored here) against the seed's engine itself: index order, so ties
+   * resolve alike. */
+  unsigned state = 7;
+  for (int round = 0; round < 500; round++) {
+    uint64_t times[FAKE_MAX];
+    stc_candidate c[FAKE_MAX];
+    size_t reference, order[FAKE_MAX], order_count;
+    size_t count = random_script(&state, times, c, &reference, order,
+                                 &order_count);
+    stc_tuner_policy economics, seed;
+    unbounded_policy(&economics);
+    stc_tuner_policy_init_seed(&seed);
+    stc_tuner *te = new_tuner(&economics, NULL), *ts = new_tuner(&seed, NULL);
+    fake fe, fs;
+    fake_init(&fe, count, times);
+    fake_init(&fs, count, times);
+    stc_trial_runner re = runner_of(&fe), rs = runner_of(&fs);
+    stc_problem p = make_problem("w");
+    stc_decision de, ds;
+    STC_CHECK_EQ_INT(
+        stc_tuner_select(te, &p, c, count, reference, &re, &de, NULL), STC_OK);
+    STC_CHECK_EQ_INT(
+        stc_tuner_select(ts, &p, c, count, reference, &rs, &ds, NULL), STC_OK);
+    STC_CHECK_EQ_U64(de.index, ds.index);
+    STC_CHECK(de.ratio == ds.ratio);
+    stc_decision_clear(&de);
+    stc_decision_clear(&ds);
+    stc_tuner_destroy(te);
+    stc_tuner_destroy(ts);
+  }
+}
+
+STC_TEST(economics_caller_order_is_explored_first) {
+  /* Three equally fast candidates: the first explored wins (a tie never
+   * replaces the best), so the winner shows the order. */
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  uint64_t times[FAKE_MAX] = {100, 50, 50, 50};
+  const size_t order[] = {3, 0, 1}; /* the reference may be listed */
+  stc_problem p = make_problem("w");
+  stc_tuner_policy pol;
+  unbounded_policy(&pol);
+  stc_tuner *t = new_tuner(&pol, NULL);
+  fake f;
+  fake_init(&f, 4, times);
+  stc_trial_runner r = runner_of(&f);
+  stc_decision d;
+  STC_CHECK_EQ_INT(
+      stc_tuner_select_ordered(t, &p, c, 4, 0, order, 3, &r, &d, NULL), STC_OK);
+  STC_CHECK_STR_EQ(d.name, "c");
+  stc_decision_clear(&d);
+  /* The reference's runs come first, then c's validation-warmed runs. */
+  size_t first_candidate = 0;
+  while (first_candidate < f.log_len && f.log[first_candidate] == 0)
+    first_candidate++;
+  STC_CHECK_EQ_U64(f.log[first_candidate], 3);
+  stc_tune_report *reports;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
+  STC_CHECK_STR_EQ(reports[0].candidates[0].name, "ref");
+  STC_CHECK_STR_EQ(reports[0].candidates[1].name, "c"); /* listed */
+  STC_CHECK_STR_EQ(reports[0].candidates[2].name, "a"); /* then index order */
+  STC_CHECK_STR_EQ(reports[0].candidates[3].name, "b");
+  stc_tune_reports_free(reports, n);
+  stc_tuner_destroy(t);
+
+  /* order=declared (the seed): index order whatever the caller says. */
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&pol, "order", "declared", &err),
+                   STC_OK);
+  t = new_tuner(&pol, NULL);
+  fake_init(&f, 4, times);
+  r = runner_of(&f);
+  STC_CHECK_EQ_INT(
+      stc_tuner_select_ordered(t, &p, c, 4, 0, order, 3, &r, &d, NULL), STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
+  STC_CHECK_STR_EQ(reports[0].candidates[1].name, "a");
+  stc_tune_reports_free(reports, n);
+
+  /* A bad order is a bad request, whatever the policy. */
+  const size_t duplicate[] = {1, 1}, outside[] = {4};
+  stc_error_clear(&err);
+  STC_CHECK_EQ_INT(stc_tuner_select_ordered(t, &p, c, 4, 0, duplicate, 2, &r,
+                                            &d, &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "order");
+  STC_CHECK_EQ_INT(
+      stc_tuner_select_ordered(t, &p, c, 4, 0, outside, 1, &r, &d, &err),
+      STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(
+      stc_tuner_select_ordered(t, &p, c, 4, 0, NULL, 1, &r, &d, &err),
+      STC_ERR_INVALID);
+  STC_CHECK(d.name == NULL);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(economics_order_decides_what_a_target_cut_drops) {
+  /* The target stops exploration after the reference and one candidate:
+   * the caller's first choice is the one measured. */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.target_ns = 250; /* the reference's runs end at 200 */
+  stc_tuner *t = new_tuner(&pol, NULL);
+  uint64_t now = 0;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  stc_candidate c[4];
+  make_candidates(c, 4);
+  uint64_t times[FAKE_MAX] = {100, 90, 80, 20};
+  fake f;
+  fake_init(&f, 4, times);
+  f.clock = &now;
+  stc_trial_runner r = runner_of(&f);
+  stc_problem p = make_problem("w");
+  const size_t order[] = {3};
+  stc_decision d;
+  STC_CHECK_EQ_INT(
+      stc_tuner_select_ordered(t, &p, c, 4, 0, order, 1, &r, &d, NULL), STC_OK);
+  STC_CHECK_STR_EQ(d.name, "c");
+  stc_decision_clear(&d);
+  /* A target never cuts a started candidate: c got all its pairs. */
+  STC_CHECK_EQ_U64(f.measures[3], 1 + 7);
+  STC_CHECK_EQ_U64(f.measures[1] + f.measures[2], 0);
+  stc_tune_report *reports;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
+  STC_CHECK(reports[0].budget_exhausted);
+  STC_CHECK_EQ_U64(reports[0].candidates[1].samples, 7);
+  STC_CHECK_CONTAINS(reports[0].candidates[2].note, "tuning target 0.00025 ms");
+  STC_CHECK_CONTAINS(reports[0].candidates[3].note, "budget exhausted");
+  STC_CHECK_EQ_U64(reports[0].candidates[3].trials, 0);
+  stc_tune_reports_free(reports, n);
+  stc_tuner_destroy(t);
+}
+
+/* Selects with a scripted clock and budget; returns the decision's index
+ * (or -1) and leaves the report in *report (free with
+ * stc_tune_reports_free(report, 1)). */
+static long budget_cut_select(uint64_t budget_ns, uint32_t cut_samples,
+                              const uint64_t *script, size_t script_len,
+                              stc_tune_report **report) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.target_ns = 0;
+  pol.budget_ns = budget_ns;
+  pol.budget_cut_samples = cut_samples;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  uint64_t now = 0;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 10};
+  fake f;
+  fake_init(&f, 3, times);
+  f.clock = &now;
+  f.script[1] = script;
+  f.script_len[1] = script_len;
+  stc_problem p = make_problem("w");
+  stc_decision d;
+  long index = -1;
+  if (select0(t, &p, c, 3, &f, &d) == STC_OK)
+    index = (long)d.index;
+  stc_decision_clear(&d);
+  size_t n = 0;
+  *report = NULL;
+  if (stc_tuner_reports(t, report, &n) != STC_OK || n != 1) {
+    stc_tune_reports_free(*report, n);
+    *report = NULL;
+  }
+  stc_tuner_destroy(t);
+  return index;
+}
+
+STC_TEST(economics_budget_cut_scores_the_best_stable_candidate) {
+  /* The reference's runs end at 200 ns; "a" (50 ns) warms up to 250 and
+   * each pair adds 150: the budget check before pair 4 (at 700) cuts it
+   * with 3 pairs. "b" (10 ns, faster still) is never started. */
+  static const uint64_t stable[] = {50};
+  stc_tune_report *r = NULL;
+  STC_CHECK_EQ_INT(budget_cut_select(700, 3, stable, 1, &r), 1);
+  STC_CHECK(r != NULL);
+  STC_CHECK(r[0].budget_exhausted);
+  STC_CHECK_STR_EQ(r[0].winner, "a");
+  STC_CHECK_EQ_U64(r[0].candidates[1].samples, 3);
+  STC_CHECK(r[0].candidates[1].verified);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note, "won");
+  STC_CHECK_CONTAINS(r[0].candidates[1].note,
+                     "budget exhausted: scored on 3 of 7 pairs");
+  STC_CHECK_CONTAINS(r[0].candidates[2].note, "search budget exhausted");
+  stc_tune_reports_free(r, 1);
+  /* Two pairs are not enough. */
+  STC_CHECK_EQ_INT(budget_cut_select(550, 3, stable, 1, &r), 0);
+  STC_CHECK(r != NULL);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note,
+                     "budget exhausted before enough paired samples (2 of 7)");
+  stc_tune_reports_free(r, 1);
+  /* budget_cut_samples=0 is the seed: a cut candidate never scores. */
+  STC_CHECK_EQ_INT(budget_cut_select(700, 0, stable, 1, &r), 0);
+  STC_CHECK(r != NULL);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note, "rejected: budget exhausted");
+  stc_tune_reports_free(r, 1);
+  /* Enough pairs but unstable ones (ratios 0.2, 0.5, 0.9: relative MAD
+   * 0.6) are not a measurement either. */
+  static const uint64_t noisy[] = {50, 20, 50, 90};
+  STC_CHECK_EQ_INT(budget_cut_select(700, 3, noisy, 4, &r), 0);
+  STC_CHECK(r != NULL);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note, "too noisy");
+  stc_tune_reports_free(r, 1);
+}
+
+/* Tunes one persistent problem of operation op whose fastest candidate is
+ * `fastest` (1 or 2). */
+static stc_status tune_op(stc_tuner *t, const char *op, const char *workload,
+                          size_t fastest) {
+  stc_problem p = make_problem(workload);
+  p.operation = op;
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, fastest == 1 ? 20 : 60,
+                              fastest == 2 ? 20 : 60};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  stc_status status = select0(t, &p, c, 3, &f, &d);
+  if (status == STC_OK && d.index != fastest)
+    status = STC_ERR_REJECTED; /* not the scripted winner */
+  stc_decision_clear(&d);
+  return status;
+}
+
+/* The wins of name in counts, 0 when absent. */
+static uint64_t wins_of(const stc_win_count *counts, size_t count,
+                        const char *name) {
+  for (size_t i = 0; i < count; i++)
+    if (strcmp(counts[i].name, name) == 0)
+      return counts[i].wins;
+  return 0;
+}
+
+STC_TEST(economics_win_counts_per_kind_from_memory_and_disk) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "wins");
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  STC_CHECK_EQ_INT(tune_op(t, "site1|linalg.matmul", "w1", 1), STC_OK);
+  STC_CHECK_EQ_INT(tune_op(t, "site2|linalg.matmul", "w2", 1), STC_OK);
+  STC_CHECK_EQ_INT(tune_op(t, "site3|linalg.matmul", "w3", 2), STC_OK);
+  STC_CHECK_EQ_INT(tune_op(t, "site4|linalg.conv_2d", "w4", 2), STC_OK);
+  STC_CHECK_EQ_INT(tune_op(t, "linalg.matmul_transpose_b", "w5", 2), STC_OK);
+  stc_win_count *counts = NULL;
+  size_t n = 0;
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul", NULL, &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(n, 2);
+  STC_CHECK_STR_EQ(counts[0].name, "a"); /* most wins first */
+  STC_CHECK_EQ_U64(counts[0].wins, 2);
+  STC_CHECK_STR_EQ(counts[1].name, "b");
+  STC_CHECK_EQ_U64(counts[1].wins, 1);
+  stc_win_counts_free(counts, n);
+  /* An operation without '|' is its own kind. */
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul_transpose_b", NULL,
+                                        &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(n, 1);
+  STC_CHECK_EQ_U64(wins_of(counts, n, "b"), 1);
+  stc_win_counts_free(counts, n);
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul", "cpu:other",
+                                        &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(n, 0);
+  STC_CHECK(counts == NULL);
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul", "cpu:test",
+                                        &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(n, 2);
+  stc_win_counts_free(counts, n);
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, NULL, NULL, &counts, &n),
+                   STC_ERR_INVALID);
+  stc_tuner_destroy(t);
+
+  /* A new process: the wins come from disk... */
+  t = new_tuner(&pol, dir);
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul", NULL, &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(wins_of(counts, n, "a"), 2);
+  STC_CHECK_EQ_U64(wins_of(counts, n, "b"), 1);
+  stc_win_counts_free(counts, n);
+  STC_CHECK_EQ_INT(
+      stc_tuner_win_counts(t, "linalg.conv_2d", NULL, &counts, &n), STC_OK);
+  STC_CHECK_EQ_U64(wins_of(counts, n, "b"), 1);
+  stc_win_counts_free(counts, n);
+  /* ...a record also in memory (a disk hit) counts once... */
+  stc_problem p = make_problem("w1");
+  p.operation = "site1|linalg.matmul";
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 20, 60};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul", NULL, &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(wins_of(counts, n, "a"), 2);
+  stc_win_counts_free(counts, n);
+  /* ...and an invalidated one no longer counts. */
+  stc_tuner_invalidate(t, &d, false);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul", NULL, &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(wins_of(counts, n, "a"), 1);
+  STC_CHECK_EQ_U64(wins_of(counts, n, "b"), 1);
+  stc_win_counts_free(counts, n);
+  stc_tuner_destroy(t);
+  /* Without a cache directory, memory only. */
+  t = new_tuner(&pol, NULL);
+  STC_CHECK_EQ_INT(stc_tuner_win_counts(t, "linalg.matmul", NULL, &counts, &n),
+                   STC_OK);
+  STC_CHECK_EQ_U64(n, 0);
   stc_tuner_destroy(t);
 }
