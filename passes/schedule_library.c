@@ -3,7 +3,10 @@
  * owned stc_schedule records with the file positions of their scripts. */
 #include "schedule_library.h"
 
+#include "stc/input_bounds.h"
+
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,49 +116,6 @@ void stc_schedule_locate(const stc_schedule *s, unsigned script_line,
 
 /* ---- YAML ----------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *size, stc_error *err,
-                       stc_status *status) {
-  FILE *file = fopen(path, "rb");
-  if (!file) {
-    stc_error_set(err, path, 0, 0, "cannot open variant library: %s",
-                  strerror(errno));
-    *status = STC_ERR_IO;
-    return NULL;
-  }
-  size_t capacity = 4096, length = 0;
-  char *data = malloc(capacity);
-  while (data) {
-    size_t got = fread(data + length, 1, capacity - length - 1, file);
-    length += got;
-    if (length + 1 < capacity)
-      break;
-    char *bigger = capacity > (SIZE_MAX / 4) ? NULL : realloc(data, capacity * 2);
-    if (!bigger) {
-      free(data);
-      data = NULL;
-      break;
-    }
-    data = bigger;
-    capacity *= 2;
-  }
-  bool failed = ferror(file);
-  fclose(file);
-  if (!data) {
-    stc_error_set(err, path, 0, 0, "out of memory reading the variant library");
-    *status = STC_ERR_NOMEM;
-    return NULL;
-  }
-  if (failed) {
-    free(data);
-    stc_error_set(err, path, 0, 0, "cannot read variant library");
-    *status = STC_ERR_IO;
-    return NULL;
-  }
-  data[length] = 0;
-  *size = length;
-  return data;
-}
-
 typedef struct yaml_load {
   const char *path;
   const char *text; /* the whole file, for block-scalar indentation */
@@ -206,6 +166,59 @@ static void block_position(yaml_load *load, yaml_node_t *node,
   s->line = (unsigned)node->start_mark.line + 2;
   s->column = s->indent + 1;
   s->block = true;
+}
+
+bool stc_schedule_vector_sizes_exceed(const char *script, uint64_t limit,
+                                      unsigned *line, unsigned *column,
+                                      uint64_t *product) {
+  static const char keyword[] = "vector_sizes";
+  unsigned at_line = 1;
+  const char *line_start = script;
+  for (const char *p = script; *p; p++) {
+    if (*p == '\n') {
+      at_line++;
+      line_start = p + 1;
+      continue;
+    }
+    if (strncmp(p, keyword, sizeof keyword - 1) != 0)
+      continue;
+    const char *q = p + sizeof keyword - 1;
+    while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+      q++;
+    if (*q != '[')
+      continue;
+    /* Literal sizes multiply; a scalable [n] counts as n; an SSA value
+     * (%param) is unknown here and counts as 1. */
+    uint64_t total = 1;
+    int depth = 0;
+    for (; *q; q++) {
+      if (*q == '[') {
+        depth++;
+      } else if (*q == ']') {
+        if (--depth == 0)
+          break;
+      } else if (*q == '%') {
+        while (q[1] && q[1] != ',' && q[1] != ']')
+          q++;
+      } else if (*q >= '0' && *q <= '9') {
+        uint64_t size = 0;
+        for (; q[0] >= '0' && q[0] <= '9'; q++) {
+          uint64_t digit = (uint64_t)(*q - '0');
+          size = size > (UINT64_MAX - digit) / 10 ? UINT64_MAX
+                                                  : size * 10 + digit;
+        }
+        q--;
+        total = size && total > UINT64_MAX / size ? UINT64_MAX : total * size;
+      }
+    }
+    if (total > limit) {
+      *line = at_line;
+      *column = (unsigned)(p - line_start) + 1;
+      *product = total;
+      return true;
+    }
+  }
+  return false;
 }
 
 static stc_status load_entry(yaml_load *load, yaml_node_t *entry,
@@ -267,15 +280,32 @@ static stc_status load_entry(yaml_load *load, yaml_node_t *entry,
     return STC_ERR_NOMEM;
   }
   block_position(load, fields[3], s);
+  unsigned script_line, script_column, line, column;
+  uint64_t product;
+  if (stc_schedule_vector_sizes_exceed(s->script,
+                                       STC_SCHEDULE_MAX_VECTOR_ELEMENTS,
+                                       &script_line, &script_column,
+                                       &product)) {
+    stc_schedule_locate(s, script_line, script_column, &line, &column);
+    stc_error_set(load->err, load->path, line, column,
+                  "variant library: schedule '%s' vectorizes with "
+                  "vector_sizes whose product (%" PRIu64 " elements) exceeds "
+                  "%u; refused: compile time would be unbounded",
+                  s->name, product, STC_SCHEDULE_MAX_VECTOR_ELEMENTS);
+    return STC_ERR_PARSE;
+  }
   return STC_OK;
 }
 
 stc_status stc_schedule_list_load_yaml(stc_schedule_list *list,
                                        const char *path, stc_error *err) {
-  stc_status status = STC_OK;
   size_t size = 0;
-  char *text = read_file(path, &size, err, &status);
-  if (!text)
+  char *text = NULL;
+  stc_read_limit_spec limit = {"STC_MAX_LIBRARY_BYTES",
+                               STC_MAX_LIBRARY_BYTES_DEFAULT};
+  stc_status status = stc_read_file_limited(path, 0, "variant library", limit,
+                                            &text, &size, err);
+  if (status != STC_OK)
     return status;
   yaml_parser_t parser;
   yaml_document_t doc;

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,6 +90,21 @@ stc_status stc_schedule_list_load_yaml(stc_schedule_list *list,
 void stc_schedule_locate(const stc_schedule *s, unsigned script_line,
                          unsigned script_column, unsigned *file_line,
                          unsigned *file_column);
+
+/* The most vector elements (the product of a vectorize op's vector_sizes)
+ * a variant-library schedule may ask for: the vectorizer unrolls work
+ * proportional to it, so [4096, 4096, 4096] would compile for hours. The
+ * largest built-in ([64, 64, 32]); [64, 64, 64] already compiles a 32x32x16
+ * matmul for 17 s. */
+#define STC_SCHEDULE_MAX_VECTOR_ELEMENTS (1u << 17)
+
+/* Finds the first "vector_sizes [...]" in script whose literal sizes
+ * multiply to more than limit (SSA-valued sizes count as 1). Returns true
+ * and sets *line, *column (1-based, within the script) and *product
+ * (saturating); false when every list stays within the limit. */
+bool stc_schedule_vector_sizes_exceed(const char *script, uint64_t limit,
+                                      unsigned *line, unsigned *column,
+                                      uint64_t *product);
 
 /* Frees every record and the array; leaves an empty list; accepts NULL. */
 void stc_schedule_list_free(stc_schedule_list *list);

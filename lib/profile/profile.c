@@ -12,6 +12,7 @@
  * something else, or ignored with a warning. libyaml marks are 0-based; every
  * location reported here is 1-based. */
 #include "stc/profile.h"
+#include "stc/input_bounds.h"
 
 #include <yaml.h>
 
@@ -539,50 +540,6 @@ stc_status stc_profile_read_string(const char *name, const char *text,
   return STC_OK;
 }
 
-/* Reads a whole file into memory; the caller frees *text. */
-static stc_status slurp(const char *path, char **text, size_t *length, stc_error *err) {
-  *text = NULL;
-  *length = 0;
-  FILE *file = fopen(path, "rb");
-  if (!file) {
-    stc_error_set(err, path, 0, 0, "cannot open profile: %s", strerror(errno));
-    return STC_ERR_IO;
-  }
-  size_t size = 0, capacity = 0;
-  char *buffer = NULL;
-  stc_status status = STC_OK;
-  for (;;) {
-    if (size == capacity) {
-      size_t grown = capacity ? capacity * 2 : 65536;
-      char *bigger = grown > capacity ? realloc(buffer, grown) : NULL;
-      if (!bigger) {
-        stc_error_set(err, path, 0, 0, "out of memory reading profile");
-        status = STC_ERR_NOMEM;
-        break;
-      }
-      buffer = bigger;
-      capacity = grown;
-    }
-    size_t got = fread(buffer + size, 1, capacity - size, file);
-    size += got;
-    if (got == 0) {
-      if (ferror(file)) {
-        stc_error_set(err, path, 0, 0, "cannot read profile: %s", strerror(errno));
-        status = STC_ERR_IO;
-      }
-      break;
-    }
-  }
-  fclose(file);
-  if (status != STC_OK) {
-    free(buffer);
-    return status;
-  }
-  *text = buffer;
-  *length = size;
-  return STC_OK;
-}
-
 stc_status stc_profile_read_file(const char *path, stc_profile **out,
                                  stc_error *err, stc_profile_warning_fn warn,
                                  void *user) {
@@ -595,7 +552,12 @@ stc_status stc_profile_read_file(const char *path, stc_profile **out,
   }
   char *text = NULL;
   size_t length = 0;
-  stc_status status = slurp(path, &text, &length, err);
+  /* A profile is a few lines per region; the bound keeps a wrong path such
+   * as /dev/zero from allocating until memory runs out. */
+  stc_read_limit_spec limit = {"STC_MAX_PROFILE_BYTES",
+                               STC_MAX_PROFILE_BYTES_DEFAULT};
+  stc_status status =
+      stc_read_file_limited(path, 0, "profile", limit, &text, &length, err);
   if (status == STC_OK)
     status = stc_profile_read_string(path, text, length, out, err, warn, user);
   free(text);

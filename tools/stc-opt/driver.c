@@ -138,13 +138,24 @@ static int write_output(const char *path, const stc_text *output) {
 
 int stc_opt_driver_run(stc_opt_driver *driver, const stc_opt_options *options) {
   stc_text input = {0};
-  if (!stc_opt_read_file(options->input, &input)) {
-    stc_opt_error("cannot read '%s': %s", options->input, strerror(errno));
+  stc_error err;
+  stc_error_clear(&err);
+  if (!stc_opt_read_file(options->input, &input, &err)) {
+    char message[sizeof err.file + sizeof err.message + 64];
+    stc_error_format(&err, message, sizeof message);
+    if (errno)
+      stc_opt_error("cannot read '%s': %s", options->input, strerror(errno));
+    else
+      stc_opt_error("%s", message);
     stc_text_free(&input);
     return STC_OPT_EXIT_INPUT;
   }
   const char *file_name =
       strcmp(options->input, "-") == 0 ? STDIN_NAME : options->input;
+  if (!stc_opt_check_nesting(&input, file_name)) {
+    stc_text_free(&input);
+    return STC_OPT_EXIT_INPUT;
+  }
 
   stc_opt_chunk *chunks = NULL;
   size_t count = 0;

@@ -39,8 +39,13 @@ enum {
 
 /* ---- text.c ---------------------------------------------------------- */
 
-/* Reads a whole file ("-" = stdin) into text; false with errno set. */
-bool stc_opt_read_file(const char *path, stc_text *text);
+/* Reads a whole file ("-" = stdin) of at most STC_MAX_INPUT_BYTES into text
+ * (replacing its content); false with err set, and errno set when the file
+ * could not be opened or read (0 when it was too large). */
+bool stc_opt_read_file(const char *path, stc_text *text, stc_error *err);
+/* False, after printing a located error, when input nests brackets deeper
+ * than STC_MAX_NESTING: MLIR's recursive parser must never see that. */
+bool stc_opt_check_nesting(const stc_text *input, const char *file_name);
 /* Prints "stc-opt: error: " and the message to stderr. */
 void stc_opt_error(const char *format, ...)
     __attribute__((format(printf, 1, 2)));

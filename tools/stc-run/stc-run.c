@@ -8,6 +8,7 @@
  * Exit codes: 0 ok, 1 failure (unknown entry, bad signature, JIT or library
  * failure, --tune-hot-paths unavailable), 2 bad option, 3 unreadable,
  * unparsable or not-yet-lowered input. */
+#include "stc/input_bounds.h"
 #include "stc/rt.h"
 #include "stc/status.h"
 #include "stc_diagnostics.h"
@@ -248,45 +249,46 @@ static int options_parse(int argc, char **argv, run_options *options) {
 
 /* ---- input ---- */
 
-/* Reads a whole file ("-" = stdin) into a NUL-terminated buffer the caller
- * frees; NULL with errno set on failure. */
+/* Reads a whole file ("-" = stdin) of at most STC_MAX_INPUT_BYTES into a
+ * NUL-terminated buffer the caller frees; NULL after printing why. */
 static char *read_input(const char *path, size_t *length) {
-  FILE *file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!file)
-    return NULL;
   char *text = NULL;
-  size_t size = 0, capacity = 0;
-  for (;;) {
-    if (size + 4096 + 1 > capacity) {
-      capacity = capacity ? capacity * 2 : 65536;
-      char *grown = realloc(text, capacity);
-      if (!grown) {
-        free(text);
-        text = NULL;
-        errno = ENOMEM;
-        break;
-      }
-      text = grown;
-    }
-    size_t got = fread(text + size, 1, 4096, file);
-    size += got;
-    if (got < 4096) {
-      if (ferror(file)) {
-        int saved = errno ? errno : EIO;
-        free(text);
-        text = NULL;
-        errno = saved;
-      }
-      break;
-    }
+  stc_error err;
+  stc_error_clear(&err);
+  stc_read_limit_spec limit = {"STC_MAX_INPUT_BYTES",
+                               STC_MAX_INPUT_BYTES_DEFAULT};
+  if (stc_read_file_limited(path, 1, "input", limit, &text, length, &err) ==
+      STC_OK)
+    return text;
+  if (errno) {
+    error("cannot read '%s': %s", path, strerror(errno));
+  } else {
+    char message[sizeof err.file + sizeof err.message + 64];
+    stc_error_format(&err, message, sizeof message);
+    error("%s", message);
   }
-  if (file != stdin)
-    fclose(file);
-  if (text) {
-    text[size] = 0;
-    *length = size;
+  return NULL;
+}
+
+/* False, after printing a located error, when the input nests brackets
+ * deeper than STC_MAX_NESTING: MLIR's recursive parser must never see it. */
+static bool nesting_ok(const char *text, size_t length, const char *name) {
+  stc_read_limit_spec spec = {"STC_MAX_NESTING", STC_MAX_NESTING_DEFAULT};
+  size_t limit;
+  stc_error err;
+  stc_error_clear(&err);
+  if (stc_read_limit(spec, &limit, &err) != STC_OK) {
+    error("%s", err.message);
+    return false;
   }
-  return text;
+  unsigned line, column;
+  if (!stc_text_nesting_exceeds(text, length, limit, &line, &column))
+    return true;
+  fprintf(stderr,
+          "%s:%u:%u: error: brackets nested deeper than %zu levels "
+          "(STC_MAX_NESTING)\n",
+          name, line, column, limit);
+  return false;
 }
 
 static bool string_ref_equals(MlirStringRef ref, const char *text) {
@@ -631,11 +633,13 @@ static void export_profile(void) {
 static int run(const run_options *options) {
   size_t length = 0;
   char *text = read_input(options->input, &length);
-  if (!text) {
-    error("cannot read '%s': %s", options->input, strerror(errno));
+  if (!text)
+    return EXIT_INPUT;
+  g_input_name = strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
+  if (!nesting_ok(text, length, g_input_name)) {
+    free(text);
     return EXIT_INPUT;
   }
-  g_input_name = strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
 
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(registry);
@@ -689,11 +693,16 @@ static int run(const run_options *options) {
   return code;
 }
 
+static int run_on_this_thread(void *options) { return run(options); }
+
 int main(int argc, char **argv) {
   run_options options;
   int code = options_parse(argc, argv, &options);
+  /* MLIR's parser, verifier and walks recurse per nesting level: run where
+   * the nesting that nesting_ok lets through fits. */
   if (code < 0)
-    code = run(&options);
+    code = stc_run_on_big_stack(STC_BIG_STACK_BYTES, run_on_this_thread,
+                                &options);
   options_free(&options);
   return code;
 }
