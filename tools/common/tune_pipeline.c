@@ -4,6 +4,7 @@
  * Out: the passes appended; after a run the module is LLVM dialect only
  *      (stc_tune_check_lowered says so). */
 #include "tune_pipeline.h"
+#include "tune_pipeline_cuda.h"
 
 #include "stc_passes.h"
 
@@ -103,6 +104,8 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
   static const stc_tune_pipeline_options defaults = {0};
   if (!options)
     options = &defaults;
+  if (options->target && strcmp(options->target, "cuda") == 0)
+    return stc_tune_pipeline_add_cuda(pm, options, err);
   /* 1. Plan: hot regions get variants (by profile, else static cost). */
   stc_status s = add_schedule(pm, options, err);
   /* 2. Sites: @S__ref + @S__<schedule> variants behind a dispatch @S. */
@@ -184,6 +187,9 @@ static bool dialect_is(MlirStringRef name, const char *prefix) {
 static MlirWalkResult find_foreign(MlirOperation op, void *user) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (dialect_is(name, "llvm.") || dialect_is(name, "omp.") ||
+      /* --target=cuda: kernels and launches, for the LLVM translation */
+      (name.length == 10 && memcmp(name.data, "gpu.binary", 10) == 0) ||
+      (name.length == 15 && memcmp(name.data, "gpu.launch_func", 15) == 0) ||
       (name.length == 14 && memcmp(name.data, "builtin.module", 14) == 0))
     return MlirWalkResultAdvance;
   foreign_walk *walk = user;

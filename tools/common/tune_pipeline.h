@@ -18,6 +18,13 @@ typedef struct stc_tune_pipeline_options {
   const char *schedule_options;
   /* A YAML file of extra schedules for stc-multi-variant; NULL = built-ins. */
   const char *variant_library;
+  /* --target: NULL or "cpu", or "cuda" (tools/common/tune_pipeline_cuda.c,
+   * which reads the gpu_* fields: chip, NULL = sm_90; binary format, NULL =
+   * isa (PTX), bin (cubin) or fatbin; block tile, NULL = "16,16"). */
+  const char *target;
+  const char *gpu_chip;
+  const char *gpu_format;
+  const char *gpu_block;
 } stc_tune_pipeline_options;
 
 /* Appends the whole pipeline to pm (anchored on builtin.module).

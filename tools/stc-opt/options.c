@@ -25,6 +25,9 @@ typedef enum flag_id {
   FLAG_VARIANT_LIBRARY,
   FLAG_HOT_PATH_OPTIONS,
   FLAG_TARGET,
+  FLAG_GPU_CHIP,
+  FLAG_GPU_FORMAT,
+  FLAG_GPU_BLOCK,
   FLAG_EMIT,
   FLAG_HELP,
   FLAG_VERSION,
@@ -66,7 +69,14 @@ static const flag_spec flags[] = {
     {"variant-library", "file", FLAG_VARIANT_LIBRARY,
      "YAML file of extra schedules for --tune-hot-paths' multi-variant step"},
     {"target", "cpu|cuda", FLAG_TARGET,
-     "target of --tune-hot-paths (cuda: not supported yet)"},
+     "target of --tune-hot-paths (cuda: every op as a GPU kernel, docs/gpu.md)"},
+    {"gpu-chip", "sm_N", FLAG_GPU_CHIP,
+     "GPU of --target=cuda (default sm_90)"},
+    {"gpu-format", "isa|bin|fatbin", FLAG_GPU_FORMAT,
+     "kernel binary of --target=cuda: isa = PTX, JIT-compiled at load "
+     "(default); bin = cubin from the toolkit's ptxas"},
+    {"gpu-block", "X[,Y[,Z]]", FLAG_GPU_BLOCK,
+     "threads per block of --target=cuda's default kernels (default 16,16)"},
     {"emit", "mlir|llvm|obj", FLAG_EMIT,
      "output kind with --tune-hot-paths (default mlir; obj needs -o)"},
     {"help", NULL, FLAG_HELP, "print this help and exit"},
@@ -264,6 +274,15 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
     }
     options->tune.target = value;
     break;
+  case FLAG_GPU_CHIP:
+    options->tune.gpu_chip = value;
+    break;
+  case FLAG_GPU_FORMAT:
+    options->tune.gpu_format = value;
+    break;
+  case FLAG_GPU_BLOCK:
+    options->tune.gpu_block = value;
+    break;
   case FLAG_EMIT:
     if (!one_of(value, emits)) {
       stc_opt_error("invalid value '%s' for option '--emit' (expected mlir, "
@@ -293,6 +312,14 @@ static int check_tune_options(const stc_opt_options *options) {
                   : tune->variant_library  ? "--variant-library"
                   : tune->schedule_options ? "--hot-path-options"
                                            : "--target");
+    return STC_OPT_EXIT_USAGE;
+  }
+  if ((tune->gpu_chip || tune->gpu_format || tune->gpu_block) &&
+      (!tune->target || strcmp(tune->target, "cuda") != 0)) {
+    stc_opt_error("'%s' needs --target=cuda",
+                  tune->gpu_chip     ? "--gpu-chip"
+                  : tune->gpu_format ? "--gpu-format"
+                                     : "--gpu-block");
     return STC_OPT_EXIT_USAGE;
   }
   if (!tune->requested && tune->emit && strcmp(tune->emit, "mlir") != 0) {

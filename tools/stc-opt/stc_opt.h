@@ -72,6 +72,9 @@ typedef struct stc_opt_tune_options {
   const char *variant_library;  /* --variant-library=; NULL = built-ins only */
   const char *schedule_options; /* --hot-path-options=; NULL = defaults */
   const char *target;           /* --target=cpu|cuda; NULL = cpu */
+  const char *gpu_chip;         /* --gpu-chip=; NULL = sm_90 (cuda only) */
+  const char *gpu_format;       /* --gpu-format=isa|bin|fatbin; NULL = isa */
+  const char *gpu_block;        /* --gpu-block=X,Y; NULL = 16,16 */
   const char *emit;             /* --emit=mlir|llvm|obj; NULL = mlir */
 } stc_opt_tune_options;
 

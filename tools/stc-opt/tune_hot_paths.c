@@ -16,15 +16,13 @@
 stc_status stc_opt_tune_hot_paths(MlirOpPassManager pm,
                                   const stc_opt_tune_options *tune,
                                   stc_error *err) {
-  if (tune->target && strcmp(tune->target, "cpu") != 0) {
-    stc_error_set(err, NULL, 0, 0,
-                  "--target=%s is not supported yet (only --target=cpu)",
-                  tune->target);
-    return STC_ERR_UNAVAILABLE;
-  }
   stc_tune_pipeline_options options = {tune->hot_path_profile,
                                        tune->schedule_options,
                                        tune->variant_library};
+  options.target = tune->target;
+  options.gpu_chip = tune->gpu_chip;
+  options.gpu_format = tune->gpu_format;
+  options.gpu_block = tune->gpu_block;
   return stc_tune_pipeline_add(pm, &options, err);
 }
 

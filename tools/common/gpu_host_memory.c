@@ -1,0 +1,342 @@
+/* gpu_host_memory.c - the --target=cuda pass that puts buffers in device
+ * memory and gives host code that touches a buffer an explicit copy.
+ *
+ * In:  a module after gpu-kernel-outlining: every kernel is in a gpu.module,
+ *      so every op of a func.func is host code. Buffers come from
+ *      memref.alloc / alloca (bufferization), memref.get_global (constants),
+ *      function arguments and call results.
+ * Out: allocations are gpu.alloc (plain device memory, never managed);
+ *      constants are copied once into a gpu.alloc; memref.copy between
+ *      identity-layout buffers is gpu.memcpy; every host op that reads or
+ *      writes a buffer's contents (memref.load / store outside kernels, a
+ *      call of an external function such as printMemrefF32) reads a host
+ *      mirror: before it, a memref.alloc of the root buffer's shape and a
+ *      gpu.memcpy device -> host, the view chain (cast, subview, reshapes)
+ *      rebuilt on the mirror; after it, for ops that may write, a copy
+ *      back; then the mirror is freed.
+ *
+ * Convention: memrefs crossing function boundaries (arguments, results) are
+ * device memory. External callees named stc_rt_cublas_* take device memory
+ * (they are the runtime's cuBLAS entry points); every other external callee
+ * is host code. A buffer whose root has no identity layout cannot be
+ * mirrored with gpu.memcpy: that is an error with the op's location, never a
+ * silent host access to device memory.
+ *
+ * Not done yet (docs/gpu.md): deallocation (device buffers of run-once
+ * programs are freed at exit), and keeping host loops that touch memory on
+ * the device (each host access copies the whole root buffer: correct, slow). */
+#include "tune_pipeline_cuda.h"
+
+#include "stc_passes.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/AffineMap.h>
+#include <mlir-c/Diagnostics.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct op_list {
+  MlirOperation *ops;
+  size_t count, capacity;
+  bool out_of_memory;
+} op_list;
+
+static void push(op_list *list, MlirOperation op) {
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? 2 * list->capacity : 64;
+    MlirOperation *grown = realloc(list->ops, capacity * sizeof *grown);
+    if (!grown) {
+      list->out_of_memory = true;
+      return;
+    }
+    list->ops = grown;
+    list->capacity = capacity;
+  }
+  list->ops[list->count++] = op;
+}
+
+static bool name_starts(MlirStringRef name, const char *prefix) {
+  size_t n = strlen(prefix);
+  return name.length >= n && memcmp(name.data, prefix, n) == 0;
+}
+
+static MlirWalkResult collect(MlirOperation op, void *user) {
+  if (stc__op_is(op, "gpu.module"))
+    return MlirWalkResultSkip;
+  push(user, op);
+  return MlirWalkResultAdvance;
+}
+
+/* ---- building ops ---- */
+
+static MlirOperation create(const char *name, MlirLocation loc, intptr_t num_operands,
+                            const MlirValue *operands, intptr_t num_results,
+                            const MlirType *results, intptr_t num_attributes,
+                            const MlirNamedAttribute *attributes) {
+  MlirOperationState state = mlirOperationStateGet(stc__str(name), loc);
+  if (num_operands)
+    mlirOperationStateAddOperands(&state, num_operands, operands);
+  if (num_results)
+    mlirOperationStateAddResults(&state, num_results, results);
+  if (num_attributes)
+    mlirOperationStateAddAttributes(&state, num_attributes, attributes);
+  return mlirOperationCreate(&state);
+}
+
+static MlirOperation before(MlirOperation reference, MlirOperation op) {
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(reference), reference, op);
+  return op;
+}
+
+static MlirOperation after(MlirOperation reference, MlirOperation op) {
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(reference), reference, op);
+  return op;
+}
+
+static MlirNamedAttribute segments(MlirContext ctx, int count, const int32_t *sizes) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, stc__str("operandSegmentSizes")),
+                               mlirDenseI32ArrayGet(ctx, count, sizes));
+}
+
+/* gpu.alloc of `type` with the given dynamic sizes and symbol operands. */
+static MlirOperation gpu_alloc(MlirLocation loc, MlirType type, intptr_t num_dynamic,
+                               const MlirValue *operands, intptr_t num_symbols) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  int32_t sizes[3] = {0, (int32_t)num_dynamic, (int32_t)num_symbols};
+  MlirNamedAttribute attribute = segments(ctx, 3, sizes);
+  return create("gpu.alloc", loc, num_dynamic + num_symbols, operands, 1, &type, 1,
+                &attribute);
+}
+
+static MlirOperation gpu_memcpy(MlirLocation loc, MlirValue dst, MlirValue src) {
+  MlirValue operands[2] = {dst, src};
+  return create("gpu.memcpy", loc, 2, operands, 0, NULL, 0, NULL);
+}
+
+static MlirValue result(MlirOperation op) { return mlirOperationGetResult(op, 0); }
+
+/* The dynamic sizes of `buffer` (memref.dim ops inserted before `at`). */
+static intptr_t dynamic_sizes(MlirOperation at, MlirValue buffer, MlirValue *sizes) {
+  MlirType type = mlirValueGetType(buffer);
+  MlirLocation loc = mlirOperationGetLocation(at);
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirType index = mlirIndexTypeGet(ctx);
+  intptr_t count = 0;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); d++) {
+    if (!mlirShapedTypeIsDynamicDim(type, d))
+      continue;
+    MlirNamedAttribute value = mlirNamedAttributeGet(
+        mlirIdentifierGet(ctx, stc__str("value")), mlirIntegerAttrGet(index, d));
+    MlirOperation constant =
+        before(at, create("arith.constant", loc, 0, NULL, 1, &index, 1, &value));
+    MlirValue operands[2] = {buffer, result(constant)};
+    sizes[count++] = result(before(at, create("memref.dim", loc, 2, operands, 1, &index, 0, NULL)));
+  }
+  return count;
+}
+
+/* ---- device allocations ---- */
+
+/* memref.alloc / alloca -> gpu.alloc. */
+static void to_device_alloc(MlirOperation op) {
+  MlirValue old = result(op);
+  MlirType type = mlirValueGetType(old);
+  intptr_t num_operands = mlirOperationGetNumOperands(op);
+  MlirValue operands[64];
+  if (num_operands > 64)
+    return;
+  intptr_t num_dynamic = 0;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); d++)
+    num_dynamic += mlirShapedTypeIsDynamicDim(type, d);
+  for (intptr_t i = 0; i < num_operands; i++)
+    operands[i] = mlirOperationGetOperand(op, i);
+  MlirOperation alloc = before(op, gpu_alloc(mlirOperationGetLocation(op), type, num_dynamic,
+                                             operands, num_operands - num_dynamic));
+  mlirValueReplaceAllUsesOfWith(old, result(alloc));
+  mlirOperationDestroy(op);
+}
+
+/* memref.get_global -> gpu.alloc + gpu.memcpy from the global (host). */
+static void global_to_device(MlirOperation op) {
+  MlirValue global = result(op);
+  MlirType type = mlirValueGetType(global);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirOperation alloc = after(op, gpu_alloc(loc, type, 0, NULL, 0));
+  mlirValueReplaceAllUsesOfWith(global, result(alloc));
+  after(alloc, gpu_memcpy(loc, result(alloc), global));
+}
+
+static bool identity_layout(MlirType type) {
+  if (!mlirTypeIsAMemRef(type))
+    return false;
+  MlirAttribute layout = mlirMemRefTypeGetLayout(type);
+  return mlirAttributeIsNull(layout) ||
+         (mlirAttributeIsAAffineMap(layout) &&
+          mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
+}
+
+/* ---- host mirrors ---- */
+
+static bool is_view(MlirOperation op) {
+  static const char *const views[] = {
+      "memref.cast", "memref.subview", "memref.collapse_shape",
+      "memref.expand_shape", "memref.reinterpret_cast", "memref.transpose",
+      "memref.memory_space_cast", NULL};
+  for (const char *const *v = views; *v; v++)
+    if (stc__op_is(op, *v))
+      return true;
+  return false;
+}
+
+#define MAX_CHAIN 32
+
+/* Mirrors operand `index` of the host op `op` in host memory. */
+static bool mirror_operand(MlirOperation op, intptr_t index, bool copy_back,
+                           MlirExternalPass pass) {
+  MlirValue value = mlirOperationGetOperand(op, index);
+  MlirOperation chain[MAX_CHAIN];
+  size_t length = 0;
+  MlirValue root = value;
+  while (mlirValueIsAOpResult(root) && length < MAX_CHAIN) {
+    MlirOperation owner = mlirOpResultGetOwner(root);
+    if (!is_view(owner))
+      break;
+    chain[length++] = owner;
+    root = mlirOperationGetOperand(owner, 0);
+  }
+  MlirType root_type = mlirValueGetType(root);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (!identity_layout(root_type) || length == MAX_CHAIN) {
+    mlirEmitError(loc, "--target=cuda: host code touches a buffer whose root "
+                       "has no identity layout; it cannot be copied to the host");
+    mlirExternalPassSignalFailure(pass);
+    return false;
+  }
+  MlirValue sizes[16];
+  if (mlirShapedTypeGetRank(root_type) > 16)
+    return false;
+  intptr_t num_dynamic = dynamic_sizes(op, root, sizes);
+  MlirContext ctx = mlirLocationGetContext(loc);
+  int32_t segment[2] = {(int32_t)num_dynamic, 0};
+  MlirNamedAttribute attribute = segments(ctx, 2, segment);
+  MlirValue mirror = result(
+      before(op, create("memref.alloc", loc, num_dynamic, sizes, 1, &root_type, 1, &attribute)));
+  before(op, gpu_memcpy(loc, mirror, root));
+  MlirValue view = mirror;
+  for (size_t i = length; i-- > 0;) {
+    MlirOperation clone = before(op, mlirOperationClone(chain[i]));
+    mlirOperationSetOperand(clone, 0, view);
+    view = result(clone);
+  }
+  mlirOperationSetOperand(op, index, view);
+  MlirOperation last = op;
+  if (copy_back)
+    last = after(last, gpu_memcpy(loc, root, mirror));
+  after(last, create("memref.dealloc", loc, 1, &mirror, 0, NULL, 0, NULL));
+  return true;
+}
+
+/* The external callee of a func.call, or a null op when it has a body (a
+ * compiled function, which takes device memory itself). */
+static MlirOperation external_callee(MlirOperation call, MlirSymbolTable symbols,
+                                     MlirStringRef *name) {
+  MlirAttribute callee = mlirOperationGetAttributeByName(call, stc__str("callee"));
+  MlirOperation none = {NULL};
+  if (mlirAttributeIsNull(callee) || !mlirAttributeIsAFlatSymbolRef(callee))
+    return none;
+  *name = mlirFlatSymbolRefAttrGetValue(callee);
+  MlirOperation function = mlirSymbolTableLookup(symbols, *name);
+  if (mlirOperationIsNull(function) || mlirOperationGetNumRegions(function) == 0)
+    return none;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
+  return mlirBlockIsNull(body) ? function : none;
+}
+
+static bool host_touch(MlirOperation op, MlirSymbolTable symbols,
+                       MlirExternalPass pass) {
+  if (stc__op_is(op, "memref.load"))
+    return mirror_operand(op, 0, false, pass);
+  if (stc__op_is(op, "memref.store"))
+    return mirror_operand(op, 1, true, pass);
+  if (!stc__op_is(op, "func.call"))
+    return true;
+  MlirStringRef name = {NULL, 0};
+  MlirOperation callee = external_callee(op, symbols, &name);
+  if (mlirOperationIsNull(callee) || name_starts(name, "stc_rt_cublas_"))
+    return true;
+  /* MLIR's printers only read; any other external function may write. */
+  bool reads_only = name_starts(name, "printMemref") || name_starts(name, "verifyMemRef");
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
+    if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(op, i))) ||
+        mlirTypeIsAUnrankedMemRef(mlirValueGetType(mlirOperationGetOperand(op, i))))
+      if (!mirror_operand(op, i, !reads_only, pass))
+        return false;
+  return true;
+}
+
+static void run(MlirOperation module, MlirExternalPass pass, void *state) {
+  (void)state;
+  op_list ops = {0};
+  mlirOperationWalk(module, collect, &ops, MlirWalkPreOrder);
+  if (ops.out_of_memory) {
+    mlirEmitError(mlirOperationGetLocation(module), "out of memory");
+    mlirExternalPassSignalFailure(pass);
+    free(ops.ops);
+    return;
+  }
+  MlirSymbolTable symbols = mlirSymbolTableCreate(module);
+  /* Roots first, so that the mirrors below copy from device buffers. */
+  for (size_t i = 0; i < ops.count; i++) {
+    MlirOperation op = ops.ops[i];
+    if (stc__op_is(op, "memref.alloc") || stc__op_is(op, "memref.alloca")) {
+      to_device_alloc(op);
+      ops.ops[i] = (MlirOperation){NULL};
+    } else if (stc__op_is(op, "memref.dealloc")) {
+      MlirValue buffer = mlirOperationGetOperand(op, 0);
+      before(op, create("gpu.dealloc", mlirOperationGetLocation(op), 1, &buffer, 0, NULL, 0, NULL));
+      mlirOperationDestroy(op);
+      ops.ops[i] = (MlirOperation){NULL};
+    } else if (stc__op_is(op, "memref.get_global")) {
+      global_to_device(op);
+    } else if (stc__op_is(op, "memref.copy") &&
+               identity_layout(mlirValueGetType(mlirOperationGetOperand(op, 0))) &&
+               identity_layout(mlirValueGetType(mlirOperationGetOperand(op, 1)))) {
+      before(op, gpu_memcpy(mlirOperationGetLocation(op), mlirOperationGetOperand(op, 1),
+                            mlirOperationGetOperand(op, 0)));
+      mlirOperationDestroy(op);
+      ops.ops[i] = (MlirOperation){NULL};
+    }
+  }
+  for (size_t i = 0; i < ops.count; i++) {
+    MlirOperation op = ops.ops[i];
+    if (mlirOperationIsNull(op))
+      continue;
+    if (stc__op_is(op, "memref.copy")) {
+      mlirEmitError(mlirOperationGetLocation(op),
+                    "--target=cuda: memref.copy of non-identity layouts in host "
+                    "code is not supported yet");
+      mlirExternalPassSignalFailure(pass);
+      break;
+    }
+    if (!host_touch(op, symbols, pass))
+      break;
+  }
+  mlirSymbolTableDestroy(symbols);
+  free(ops.ops);
+}
+
+static const stc_pass_spec spec = {
+    "stc-gpu-host-memory",
+    "--target=cuda: device allocations, explicit host mirrors where host code "
+    "touches a buffer",
+    "builtin.module", NULL, 0, NULL};
+
+static _Alignas(8) const char type_id_anchor[8];
+
+MlirPass stc_gpu_host_memory_pass_create(void) {
+  static const stc_pass_def def = {&spec, "StcGpuHostMemory", type_id_anchor,
+                                   NULL, 0, run, NULL, NULL};
+  return stc__create_pass(&def, NULL);
+}

@@ -1,0 +1,152 @@
+/* tune_pipeline_cuda.c - the --tune-hot-paths pipeline for --target=cuda,
+ * in one function, stc_tune_pipeline_add_cuda (called by
+ * stc_tune_pipeline_add when options->target is "cuda").
+ * In:  a pass manager on builtin.module; the gpu_* options (chip, binary
+ *      format, block tile).
+ * Out: the passes appended; after a run the module is LLVM dialect plus
+ *      gpu.binary (the kernels, PTX or cubin) and gpu.launch_func, which the
+ *      LLVM translation turns into mgpuModuleLoad* from a global constructor
+ *      and mgpuLaunchKernel calls (libstc_rt, runtime/gpu.c).
+ *
+ * This is the default lowering only (every op on the GPU, one correct
+ * kernel each); tunable sites with GPU variants are not built yet
+ * (docs/gpu.md says what is missing). */
+#include "tune_pipeline_cuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void append_message(MlirStringRef part, void *user) {
+  stc_error *err = user;
+  size_t used = strlen(err->message);
+  size_t room = sizeof err->message - 1 - used;
+  size_t n = part.length < room ? part.length : room;
+  memcpy(err->message + used, part.data, n);
+  err->message[used + n] = 0;
+}
+
+static stc_status add_upstream(MlirOpPassManager pm, const char *text, stc_error *err) {
+  stc_error_clear(err);
+  if (mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
+          pm, mlirStringRefCreateFromCString(text), append_message, err)))
+    return STC_OK;
+  return STC_ERR_INVALID;
+}
+
+/* "sm_90", "sm_90a", "sm_80", ... */
+static bool valid_chip(const char *chip) {
+  if (strncmp(chip, "sm_", 3) != 0 || !chip[3])
+    return false;
+  const char *p = chip + 3;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  return p > chip + 3 && (*p == 0 || (p[0] == 'a' && p[1] == 0));
+}
+
+/* "16,16" or "8,32" or "256": 1 to 3 positive sizes whose product (threads
+ * per block) is at most 1024. Writes the normalized list into out. */
+static bool valid_block(const char *text, char *out, size_t size) {
+  long product = 1;
+  int count = 0;
+  const char *p = text;
+  out[0] = 0;
+  while (*p) {
+    char *end = NULL;
+    long v = strtol(p, &end, 10);
+    if (end == p || v <= 0 || v > 1024 || ++count > 3)
+      return false;
+    product *= v;
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "%s%ld", count > 1 ? "," : "", v);
+    p = end;
+    if (*p == ',')
+      p++;
+    else if (*p)
+      return false;
+  }
+  return count > 0 && product <= 1024;
+}
+
+stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
+                                      const stc_tune_pipeline_options *options,
+                                      stc_error *err) {
+  const char *chip = options->gpu_chip ? options->gpu_chip : "sm_90";
+  const char *format = options->gpu_format ? options->gpu_format : "isa";
+  const char *block = options->gpu_block ? options->gpu_block : "16,16";
+  char tile[64];
+  if (!valid_chip(chip)) {
+    stc_error_set(err, NULL, 0, 0, "invalid --gpu-chip '%s' (expected sm_<N>, e.g. sm_90)",
+                  chip);
+    return STC_ERR_INVALID;
+  }
+  if (strcmp(format, "isa") != 0 && strcmp(format, "bin") != 0 &&
+      strcmp(format, "fatbin") != 0) {
+    stc_error_set(err, NULL, 0, 0,
+                  "invalid --gpu-format '%s' (expected isa (PTX, JIT-compiled "
+                  "by the driver at load), bin (cubin, by the toolkit's "
+                  "ptxas) or fatbin)",
+                  format);
+    return STC_ERR_INVALID;
+  }
+  if (!valid_block(block, tile, sizeof tile)) {
+    stc_error_set(err, NULL, 0, 0,
+                  "invalid --gpu-block '%s' (expected 1 to 3 positive sizes, "
+                  "e.g. 16,16, at most 1024 threads in all)",
+                  block);
+    return STC_ERR_INVALID;
+  }
+  const char *toolkit = getenv("STC_CUDA_TOOLKIT");
+  if (!toolkit || !*toolkit)
+    toolkit = "/usr/local/cuda";
+  char text[4096];
+  stc_status s;
+  /* 1. Bufferize (function boundaries with identity layouts, so that every
+   *    buffer crossing a call is a plain device buffer). */
+  s = add_upstream(pm,
+                   "one-shot-bufferize{bufferize-function-boundaries "
+                   "function-boundary-type-conversion=identity-layout-map},"
+                   "canonicalize",
+                   err);
+  /* 2. The default GPU lowering of every linalg op: its parallel loops
+   *    tiled to blocks of `tile` threads (fixed bounds with an in-bounds
+   *    check, so that any shape maps), blocks and threads mapped, kernels
+   *    formed (reductions stay sequential inside each thread). */
+  if (s == STC_OK) {
+    snprintf(text, sizeof text,
+             "func.func(convert-linalg-to-parallel-loops),"
+             "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=%s "
+             "no-min-max-bounds=true}),"
+             "func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,"
+             "canonicalize,gpu-kernel-outlining",
+             tile);
+    s = add_upstream(pm, text, err);
+  }
+  /* 3. Device memory: allocations on the device, explicit host mirrors
+   *    where host code touches a buffer (no managed memory); every gpu op
+   *    of a function on one stream, with waits where the host needs them. */
+  if (s == STC_OK) {
+    MlirPass pass = stc_gpu_host_memory_pass_create();
+    if (!pass.ptr) {
+      stc_error_set(err, NULL, 0, 0, "internal error: no stc-gpu-host-memory pass");
+      return STC_ERR_INVALID;
+    }
+    mlirOpPassManagerAddOwnedPass(pm, pass);
+    s = add_upstream(pm, "func.func(gpu-async-region)", err);
+  }
+  /* 4. Kernels to NVVM and a binary for `chip`; the host to LLVM. */
+  if (s == STC_OK) {
+    snprintf(text, sizeof text,
+             "lower-affine,convert-scf-to-cf,"
+             "nvvm-attach-target{chip=%s O=3},"
+             "gpu.module(convert-gpu-to-nvvm),convert-nvvm-to-llvm,"
+             "reconcile-unrealized-casts,"
+             "gpu-module-to-binary{format=%s toolkit=%s},"
+             "expand-strided-metadata,lower-affine,gpu-to-llvm,"
+             "finalize-memref-to-llvm,convert-to-llvm,"
+             "reconcile-unrealized-casts",
+             chip, format, toolkit);
+    s = add_upstream(pm, text, err);
+  }
+  return s;
+}

@@ -1,0 +1,22 @@
+/* tune_pipeline_cuda.h - the --tune-hot-paths pipeline for --target=cuda
+ * (DESIGN.md section 4, docs/gpu.md): linalg on tensors in, an LLVM-dialect
+ * host module out whose kernels are embedded (gpu.binary, PTX or cubin) and
+ * launched through libstc_rt's mgpu* functions (include/stc/rt_gpu.h). */
+#ifndef STC_TUNE_PIPELINE_CUDA_H
+#define STC_TUNE_PIPELINE_CUDA_H
+
+#include "tune_pipeline.h"
+
+/* Appends the CUDA pipeline to pm (anchored on builtin.module), reading the
+ * gpu_* fields of options (NULL fields: sm_90, PTX, 16x16 block tiles).
+ * STC_ERR_INVALID with err set for a bad option or an unparsable step. */
+stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
+                                      const stc_tune_pipeline_options *options,
+                                      stc_error *err);
+
+/* The stc-gpu-host-memory pass (tools/common/gpu_host_memory.c): device
+ * allocations and explicit host mirrors; run after gpu-kernel-outlining.
+ * The caller owns the pass until it is added to a pass manager. */
+MlirPass stc_gpu_host_memory_pass_create(void);
+
+#endif /* STC_TUNE_PIPELINE_CUDA_H */
