@@ -40,6 +40,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,13 +451,27 @@ static bool stc_cache_has_suffix(const char *name, const char *suffix) {
          strcmp(name + length - suffix_length, suffix) == 0;
 }
 
+/* True (with err set) when the version directory's owner took its write
+ * permission away: stc honours that even where it could write (as root),
+ * since it never adds permissions the owner removed. */
+static bool stc_cache_read_only(const stc_disk_cache *cache, stc_error *err) {
+  struct stat st;
+  if (fstat(cache->dir_fd, &st) != 0 || (st.st_mode & S_IWUSR))
+    return false;
+  stc_error_set(err, cache->path, 0, 0,
+                "cache directory is read-only (mode %04o); not written",
+                (unsigned)(st.st_mode & 07777));
+  return true;
+}
+
 /* Unlinks name only if it is still the very file that was examined, so a
  * record renamed into place meanwhile by another process survives. */
 static bool stc_cache_unlink_if_same(const stc_disk_cache *cache,
                                      const char *name,
                                      const struct stat *examined) {
   struct stat now;
-  if (fstatat(cache->dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) != 0)
+  if (stc_cache_read_only(cache, NULL) ||
+      fstatat(cache->dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) != 0)
     return false;
   if (now.st_dev != examined->st_dev || now.st_ino != examined->st_ino ||
       !S_ISREG(now.st_mode) || now.st_uid != cache->uid)
@@ -569,26 +584,57 @@ static void stc_cache_examine(stc_disk_cache *cache, const char *name,
 
 /* ---- directory ---------------------------------------------------------- */
 
-/* mkdir -p with 0700 for what it creates. */
-static int stc_cache_make_parents(const char *path) {
+/* Creates the cache directory and, when missing, its parent, both 0700;
+ * never more (DESIGN.md section 6; README "Reliability"). The default
+ * <home>/.cache/stc thus appears only in a HOME that exists, and a typo in
+ * STC_CACHE_DIR cannot grow a tree of directories, nor can "/" (or any
+ * directory that is the filesystem root) hold the version directory.
+ * Returns 0 or an errno value, with *missing naming (in a buffer of
+ * path's size) the ancestor that would have had to be created. */
+static int stc_cache_make_directory(const char *path, char *missing) {
+  missing[0] = 0;
+  struct stat st, root;
+  if (stat(path, &st) == 0 && stat("/", &root) == 0 &&
+      st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+    return EPERM;
   char *copy = strdup(path);
   if (!copy)
     return ENOMEM;
-  int result = 0;
-  for (char *slash = copy + 1;; ++slash) {
-    bool end = *slash == 0;
-    if (*slash == '/' || end) {
-      *slash = 0;
-      if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
-        result = errno;
-        break;
-      }
-      if (end)
-        break;
-      *slash = '/';
+  /* The parent and the grandparent, without trailing slashes. */
+  char *levels[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    char *slash = strrchr(copy, '/');
+    if (!slash)
+      break;
+    while (slash > copy && slash[-1] == '/')
+      slash--;
+    if (slash == copy) /* a child of "/": the root itself is the parent */
+      break;
+    *slash = 0;
+    levels[i] = strdup(copy);
+    if (!levels[i]) {
+      free(levels[0]);
+      free(copy);
+      return ENOMEM;
     }
   }
   free(copy);
+  int result = 0;
+  if (stat(path, &st) != 0) {
+    /* levels[1] (when there is one) must exist already; create levels[0]
+     * if needed, then path. A relative path of one or two components is
+     * anchored at the working directory, which exists. */
+    if (levels[1] && stat(levels[1], &st) != 0) {
+      strcpy(missing, levels[1]);
+      result = ENOENT;
+    } else if (levels[0] && mkdir(levels[0], 0700) != 0 && errno != EEXIST) {
+      result = errno;
+    } else if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+      result = errno;
+    }
+  }
+  free(levels[0]);
+  free(levels[1]);
   return result;
 }
 
@@ -674,12 +720,24 @@ stc_status stc_disk_cache_open(const char *directory, size_t capacity,
 
   stc_status status = STC_OK;
   int base_fd = -1;
-  int error = stc_cache_make_parents(base);
-  if (error) {
+  char *missing = malloc(strlen(base) + 1);
+  int error = missing ? stc_cache_make_directory(base, missing) : ENOMEM;
+  if (error == EPERM) {
+    stc_error_set(err, base, 0, 0,
+                  "the root directory cannot hold a cache; refused");
+    status = STC_ERR_PERMISSION;
+  } else if (error == ENOENT && missing[0]) {
+    stc_error_set(err, base, 0, 0,
+                  "'%s' does not exist; stc creates only the cache directory "
+                  "and its parent",
+                  missing);
+    status = STC_ERR_IO;
+  } else if (error) {
     stc_error_set(err, base, 0, 0, "cannot create cache directory: %s",
                   strerror(error));
     status = error == ENOMEM ? STC_ERR_NOMEM : STC_ERR_IO;
   }
+  free(missing);
   /* The base may be shared (a root-owned sticky directory such as /tmp);
    * the version directory holding the records must be ours alone. */
   if (status == STC_OK)
@@ -695,10 +753,12 @@ stc_status stc_disk_cache_open(const char *directory, size_t capacity,
     status = stc_cache_open_dir(base_fd, version_name, path, cache->uid,
                                 false, &cache->dir_fd, err);
   struct stat st;
-  /* The umask may have narrowed 0700, or someone widened it: make it exact. */
+  /* Someone widened it: take group and other bits away. Never add a bit:
+   * an owner who made it read-only (0500) meant it, and saves then become
+   * warnings (stc_cache_read_only). */
   if (status == STC_OK && (fstat(cache->dir_fd, &st) != 0 ||
-                           ((st.st_mode & 07777) != 0700 &&
-                            fchmod(cache->dir_fd, 0700) != 0))) {
+                           ((st.st_mode & 077) != 0 &&
+                            fchmod(cache->dir_fd, st.st_mode & 07700) != 0))) {
     stc_error_set(err, path, 0, 0, "cannot make cache directory private: %s",
                   strerror(errno));
     status = STC_ERR_PERMISSION;
@@ -792,6 +852,8 @@ stc_status stc_disk_cache_remove(stc_disk_cache *cache, const char *key,
                   "%s: not a regular file of ours; left alone", name);
     return STC_ERR_PERMISSION;
   }
+  if (stc_cache_read_only(cache, err))
+    return STC_ERR_PERMISSION;
   if (unlinkat(cache->dir_fd, name, 0) != 0 && errno != ENOENT) {
     int error = errno;
     stc_error_set(err, cache->path, 0, 0, "%s: cannot remove: %s", name,
@@ -967,6 +1029,8 @@ static size_t stc_cache_enforce_capacity(stc_disk_cache *cache,
                                          stc_cache_scan *scan,
                                          const char *keep) {
   size_t ours = 0, removed = 0;
+  if (stc_cache_read_only(cache, NULL))
+    return 0;
   for (size_t i = 0; i < scan->count; ++i)
     ours += scan->files[i].name && scan->files[i].ours;
   for (size_t i = 0; i < scan->count && ours > cache->capacity; ++i) {
@@ -1134,8 +1198,19 @@ stc_status stc_disk_cache_save(stc_disk_cache *cache,
   }
   char name[70], temp[96];
   stc_cache_record_name(record->key, key_length, name);
+  if (stc_cache_read_only(cache, err)) {
+    free(data);
+    return STC_ERR_PERMISSION;
+  }
   const char *step = "create temporary file";
   int error = 0;
+  /* A file size limit (ulimit -f) below the record's size raises SIGXFSZ,
+   * whose default action kills the process: block it on this thread so
+   * that the write fails with EFBIG instead, a warning like a full disk. */
+  sigset_t file_size_signal, old_mask;
+  sigemptyset(&file_size_signal);
+  sigaddset(&file_size_signal, SIGXFSZ);
+  bool blocked = pthread_sigmask(SIG_BLOCK, &file_size_signal, &old_mask) == 0;
   int fd = stc_cache_create_temp(cache, temp);
   if (fd < 0) {
     error = errno;
@@ -1151,10 +1226,28 @@ stc_status stc_disk_cache_save(stc_disk_cache *cache,
     if (error)
       unlinkat(cache->dir_fd, temp, 0);
   }
+  if (blocked) {
+    /* Consume the signal our write raised before unblocking it, unless the
+     * caller had it blocked already (then it is theirs to handle). */
+    sigset_t pending;
+    if (error == EFBIG && !sigismember(&old_mask, SIGXFSZ) &&
+        sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+      struct timespec no_wait = {0, 0};
+      while (sigtimedwait(&file_size_signal, NULL, &no_wait) == SIGXFSZ)
+        ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+  }
   free(data);
   if (error) {
-    stc_error_set(err, cache->path, 0, 0, "%s: cannot %s: %s", name, step,
-                  strerror(error));
+    if (error == EFBIG)
+      stc_error_set(err, cache->path, 0, 0,
+                    "%s: cannot %s: file size limit exceeded (ulimit -f); "
+                    "not saved",
+                    name, step);
+    else
+      stc_error_set(err, cache->path, 0, 0, "%s: cannot %s: %s", name, step,
+                    strerror(error));
     return stc_cache_errno_status(error);
   }
   /* Makes the rename durable. A failure here is not reported: the record is

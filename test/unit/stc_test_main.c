@@ -1,5 +1,7 @@
 /* The unit-test runner: `<binary> NAME` runs one test, `<binary>` runs all,
- * `<binary> --list` prints the names. Exit status 0 iff every run test passed. */
+ * `<binary> --list` prints the names. Exit status 0 iff every run test passed
+ * and at least one did not skip; STC_TEST_SKIP_EXIT when every run test
+ * skipped; 1 when any failed. */
 #define _GNU_SOURCE
 #include "stc_test.h"
 
@@ -15,6 +17,7 @@ static struct {
 } tests[STC_TEST_MAX];
 static int num_tests;
 static int current_failed;
+static int current_skipped;
 static char tmpdir[4096];
 
 void stc_test_register(const char *name, stc_test_fn fn) {
@@ -31,6 +34,11 @@ void stc_test_fail(const char *file, int line, const char *text) {
 }
 
 int stc_test_failed(void) { return current_failed; }
+
+void stc_test_skip(const char *reason) {
+  fprintf(stderr, "skipped: %s\n", reason);
+  current_skipped = 1;
+}
 
 const char *stc_test_tmpdir(void) {
   if (!tmpdir[0]) {
@@ -50,16 +58,21 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
   return remove(path);
 }
 
+/* Runs test i: 1 if it failed, 0 if it passed, -1 if it skipped. */
 static int run_one(int i) {
   current_failed = 0;
+  current_skipped = 0;
   tests[i].fn();
-  printf("%s %s\n", current_failed ? "FAIL" : "ok  ", tests[i].name);
+  const char *verdict = current_failed    ? "FAIL"
+                        : current_skipped ? "SKIP"
+                                          : "ok  ";
+  printf("%s %s\n", verdict, tests[i].name);
   fflush(stdout);
-  return current_failed;
+  return current_failed ? 1 : current_skipped ? -1 : 0;
 }
 
 int main(int argc, char **argv) {
-  int failures = 0, ran = 0;
+  int failures = 0, ran = 0, skipped = 0;
   if (argc > 1 && strcmp(argv[1], "--list") == 0) {
     for (int i = 0; i < num_tests; i++)
       printf("%s\n", tests[i].name);
@@ -73,7 +86,9 @@ int main(int argc, char **argv) {
     if (!selected)
       continue;
     ran++;
-    failures += run_one(i);
+    int result = run_one(i);
+    failures += result > 0;
+    skipped += result < 0;
   }
   if (argc > 1 && ran == 0) {
     fprintf(stderr, "no test named %s\n", argv[1]);
@@ -83,5 +98,7 @@ int main(int argc, char **argv) {
     nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   else if (tmpdir[0])
     fprintf(stderr, "scratch files kept in %s\n", tmpdir);
-  return failures ? 1 : 0;
+  if (failures)
+    return 1;
+  return ran > 0 && skipped == ran ? STC_TEST_SKIP_EXIT : 0;
 }
