@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Regret of first-execution tuning (issue 9, "Benchmarks that prove it").
+
+For each workload (one f32 op from a real model, the table WORKLOADS below
+and bench/workloads.md) a one-op program is generated (bench/stcbench.py),
+compiled once with `stc-opt --tune-hot-paths --hot-path-options='variants-
+per-hot=64 variants-per-warm=64 budget=1000'` (the op is the hot site with
+EVERY built-in schedule that applies, BLAS included) into an AOT executable
+whose @main calls the site once, and run:
+  oracle  exhaustive: every candidate timed, in declared order, no early
+          rejection, no budget, no speed-up threshold, no noise limit
+          (STC_TUNE_EARLY_REJECTION=0 STC_TUNE_ORDER=declared
+          STC_TUNE_SAMPLES=15 STC_TUNE_BUDGET_MS=600000 STC_TUNE_TARGET_MS=600000
+          STC_TUNE_MIN_SPEEDUP=1
+          STC_TUNE_MAX_RELATIVE_MAD=1 STC_TUNE_REPORT=1, fresh STC_CACHE_DIR):
+          each candidate's paired median time ratio to the reference;
+  pick    the DEFAULT policy from a cold cache (fresh STC_CACHE_DIR, only
+          STC_TUNE_REPORT=1): the winner, the tune's elapsed time and trials
+          (the report's 'trials:' line when the runtime prints one, else an
+          estimate from the samples column, marked '~');
+  noer    the same with early rejection off (STC_TUNE_EARLY_REJECTION=0):
+          shows whether racing changes the pick.
+regret = oracle ratio of the pick / the oracle's best ratio (the reference
+counts, at 1.0). 'gen>blas' marks workloads where the best generated variant
+beats the vendor-BLAS variant in the oracle. Every run's printed output must
+match the STC_TUNE=off run's (reference), else WRONG and exit status 1;
+timings never fail the script.
+
+usage: bench/regret.sh [--quick] [--only REGEX] [--oracle-samples N]
+                       [--stability N] [--no-noer] [--jobs N] [--keep DIR]
+                       [--csv FILE] [--list]
+  --quick           4 small workloads (CI smoke test, about a minute)
+  --only REGEX      workloads whose name matches
+  --oracle-samples  paired samples per candidate in the oracle (default 15)
+  --stability N     cold-cache picks of the issue's two matmuls
+                    (1024^3, 128x768x3072), N fresh caches each (default 5;
+                    0 with --quick)
+  --no-noer         skip the early-rejection-off run
+  --jobs N          parallel compiles (default 2)
+  --keep DIR        keep programs, executables and logs in DIR
+  --csv FILE        default bench/results/regret.csv (quick: regret-quick.csv)
+  --list            print the workload table (markdown) and exit
+Tools: STC_BIN (default build/plain/bin); see bench/stcbench.py.
+Last line: RESULT regret geomean=... worst=... median_tune_s=... max_tune_s=...
+"""
+import argparse
+import atexit
+import concurrent.futures
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stcbench as sb  # noqa: E402
+
+# name, kind, dims, source. matmul dims M,K,N (A MxK, B KxN); batch_matmul
+# B,M,K,N; conv N,H,W,C,KH,KW,F,stride with H,W of the zero-padded input
+# (ResNet's "same" padding); matvec M,N (y = A x, A MxN).
+WORKLOADS = [
+    ("mm_1024", "matmul", (1024, 1024, 1024), "issue 9: 1024^3 square matmul"),
+    ("bert_base_ffn1", "matmul", (128, 768, 3072), "BERT-base FFN in, seq 128 (issue 9)"),
+    ("bert_base_ffn2", "matmul", (128, 3072, 768), "BERT-base FFN out, seq 128"),
+    ("bert_base_qkvo", "matmul", (128, 768, 768), "BERT-base Q/K/V/output projection, seq 128"),
+    ("gpt2_c_attn", "matmul", (128, 768, 2304), "GPT-2 small fused QKV (c_attn), seq 128"),
+    ("bert_large_proj", "matmul", (384, 1024, 1024), "BERT-large Q/K/V/output projection, seq 384"),
+    ("bert_large_ffn1", "matmul", (384, 1024, 4096), "BERT-large FFN in, seq 384"),
+    ("bert_large_ffn2", "matmul", (384, 4096, 1024), "BERT-large FFN out, seq 384"),
+    ("gpt2_decode_fc", "matmul", (1, 768, 3072), "GPT-2 small MLP c_fc, one decode token"),
+    ("mlp_example_l1", "matmul", (64, 512, 384), "examples/mlp.mlir layer 1"),
+    ("mnist_mlp_l1", "matmul", (256, 784, 512), "MNIST MLP 784->512, batch 256 (odd K)"),
+    ("resnet50_fc", "matmul", (128, 2048, 1000), "ResNet-50 classifier 2048->1000, batch 128"),
+    ("llama7b_proj", "matmul", (32, 4096, 4096), "LLaMA-7B attention projection, 32 tokens"),
+    ("gpt2_scores", "batch_matmul", (12, 128, 64, 128), "GPT-2 small attention scores Q K^T, 12 heads, seq 128"),
+    ("gpt2_values", "batch_matmul", (12, 128, 128, 64), "GPT-2 small attention P V, 12 heads, seq 128"),
+    ("bert_large_scores", "batch_matmul", (16, 384, 64, 384), "BERT-large scores, 16 heads, seq 384"),
+    ("bert_large_values", "batch_matmul", (16, 384, 384, 64), "BERT-large P V, 16 heads, seq 384"),
+    ("bert_base_scores512", "batch_matmul", (12, 512, 64, 512), "BERT-base scores, 12 heads, seq 512"),
+    ("bert_base_values512", "batch_matmul", (12, 512, 512, 64), "BERT-base P V, 12 heads, seq 512"),
+    ("rn50_conv1", "conv", (1, 230, 230, 3, 7, 7, 64, 2), "ResNet-50 conv1 7x7/2, 3->64, 224x224"),
+    ("rn50_c2_3x3", "conv", (1, 58, 58, 64, 3, 3, 64, 1), "ResNet-50 conv2_x 3x3, 56x56, 64->64"),
+    ("rn50_c3_3x3", "conv", (1, 30, 30, 128, 3, 3, 128, 1), "ResNet-50 conv3_x 3x3, 28x28, 128->128"),
+    ("rn50_c4_3x3", "conv", (1, 16, 16, 256, 3, 3, 256, 1), "ResNet-50 conv4_x 3x3, 14x14, 256->256"),
+    ("rn50_c5_3x3", "conv", (1, 9, 9, 512, 3, 3, 512, 1), "ResNet-50 conv5_x 3x3, 7x7, 512->512"),
+    ("rn50_c2_1x1_up", "conv", (1, 56, 56, 64, 1, 1, 256, 1), "ResNet-50 conv2_x 1x1 expand, 56x56, 64->256"),
+    ("rn50_c2_1x1_down", "conv", (1, 56, 56, 256, 1, 1, 64, 1), "ResNet-50 conv2_x 1x1 reduce, 56x56, 256->64"),
+    ("rn50_c3_1x1_down", "conv", (1, 28, 28, 512, 1, 1, 128, 1), "ResNet-50 conv3_x 1x1 reduce, 28x28, 512->128"),
+    ("rn50_c4_1x1_down", "conv", (1, 14, 14, 1024, 1, 1, 256, 1), "ResNet-50 conv4_x 1x1 reduce, 14x14, 1024->256"),
+    ("rn50_c5_1x1_down", "conv", (1, 7, 7, 2048, 1, 1, 512, 1), "ResNet-50 conv5_x 1x1 reduce, 7x7, 2048->512"),
+    ("mv_4096", "matvec", (4096, 4096), "4096x4096 matvec (LLaMA-7B-sized projection, batch-1 decode)"),
+    ("mv_gpt2_proj", "matvec", (768, 3072), "GPT-2 small MLP c_proj 3072->768, one token"),
+    ("mv_gpt2_fc", "matvec", (3072, 768), "GPT-2 small MLP c_fc 768->3072, one token"),
+    ("mv_rn50_fc", "matvec", (1000, 2048), "ResNet-50 classifier, batch 1"),
+]
+QUICK = [
+    ("q_matmul", "matmul", (64, 128, 96), "small matmul (CI)"),
+    ("q_batch_matmul", "batch_matmul", (2, 64, 32, 64), "small batch_matmul (CI)"),
+    ("q_conv", "conv", (1, 18, 18, 16, 3, 3, 16, 1), "small conv (CI)"),
+    ("q_matvec", "matvec", (512, 256), "small matvec (CI)"),
+]
+STABILITY = ("mm_1024", "bert_base_ffn1")
+HOT = "variants-per-hot=64 variants-per-warm=64 budget=1000"
+
+
+def oracle_env(samples):
+    return {"STC_TUNE_EARLY_REJECTION": "0", "STC_TUNE_ORDER": "declared",
+            "STC_TUNE_SAMPLES": str(samples), "STC_TUNE_BUDGET_MS": "600000", "STC_TUNE_TARGET_MS": "600000",
+            "STC_TUNE_MIN_SPEEDUP": "1", "STC_TUNE_MAX_RELATIVE_MAD": "1",
+            "STC_TUNE_MAX_CANDIDATES": "4096", "STC_TUNE_REPORT": "1"}
+
+
+def site_report(run):
+    """The kernel's report (the site with the most candidates)."""
+    reps = [r for r in run.reports if r["candidates"]]
+    return max(reps, key=lambda r: len(r["candidates"])) if reps else None
+
+
+def warnings_of(run):
+    return sorted({l for l in run.err.splitlines() if "warning" in l})
+
+
+def workload_table():
+    out = ["| name | op | sizes | from |", "|---|---|---|---|"]
+    for name, kind, dims, src in WORKLOADS:
+        out.append("| %s | %s | %s | %s |" % (name, kind, "x".join(map(str, dims)), src))
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only")
+    ap.add_argument("--oracle-samples", type=int, default=15)
+    ap.add_argument("--stability", type=int)
+    ap.add_argument("--no-noer", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--keep")
+    ap.add_argument("--csv")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("-h", "--help", action="store_true")
+    a = ap.parse_args()
+    if a.help:
+        print(__doc__.strip())
+        return 0
+    if a.list:
+        print(workload_table())
+        return 0
+    if a.oracle_samples < 1 or a.oracle_samples % 2 == 0:
+        sb.die("--oracle-samples wants an odd number >= 1")
+    sb.check_tools()
+    wls = QUICK if a.quick else WORKLOADS
+    if a.only:
+        wls = [w for w in wls if re.search(a.only, w[0])]
+    if not wls:
+        sb.die("no workload matches")
+    stability = a.stability if a.stability is not None else (0 if a.quick else 5)
+    csv = a.csv or os.path.join(sb.ROOT, "bench", "results",
+                                "regret-quick.csv" if a.quick else "regret.csv")
+    work = a.keep or tempfile.mkdtemp(prefix="stc-regret.")
+    if not a.keep:
+        atexit.register(shutil.rmtree, work, True)
+    os.makedirs(work, exist_ok=True)
+    lowering = "fast" if sb.supports_default_lowering() else "loops (no --default-lowering yet)"
+    t_start = time.time()
+    print("regret: %d workloads, stc %s, default lowering %s, %s, work dir %s"
+          % (len(wls), sb.git_head(), lowering, sb.cpu_model(), work))
+
+    # 1. Compile every program (a.jobs at a time).
+    def compile_one(w):
+        name, kind, dims, _ = w
+        src = os.path.join(work, name + ".mlir")
+        with open(src, "w") as f:
+            f.write(sb.program(sb.kernel_for(kind, dims)))
+        try:
+            return name, sb.build(src, os.path.join(work, name), hot_options=HOT,
+                                  default_lowering="fast", log=os.path.join(work, name + ".log")), None
+        except sb.BuildError as e:
+            return name, None, str(e)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        built = {n: (cs, err) for n, cs, err in pool.map(compile_one, wls)}
+
+    # 2. Run: reference, oracle, cold pick, cold pick without early rejection.
+    hdr = ("%-20s %-13s %4s %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s  %s"
+           % ("workload", "op", "vars", "oracle best", "ratio", "pick (cold)", "regret",
+              "tune_s", "trials", "pick (no early rej.)", "same", "blas", "gen>blas", "check"))
+    print(hdr)
+    rows, failures = [], 0
+    regrets, tunes, trials_l, noer_regrets, same, gen_beats, blas_cmp = [], [], [], [], 0, 0, 0
+    for name, kind, dims, src in wls:
+        cs, err = built[name]
+        exe = os.path.join(work, name)
+        if err:
+            print("%-20s %-13s BUILD FAILED: %s" % (name, kind, err))
+            failures += 1
+            rows.append([name, kind, "x".join(map(str, dims))] + [None] * 17 + ["BUILD FAILED"])
+            continue
+        notes = []
+        ref = sb.run(exe, {"STC_TUNE": "off"}, cache=os.path.join(work, name + ".c0"))
+        expect = ref.values()
+        if ref.rc != 0 or not expect:
+            notes.append("reference run failed (rc %d)" % ref.rc)
+        orc = sb.run(exe, oracle_env(a.oracle_samples), cache=os.path.join(work, name + ".c1"))
+        pick = sb.run(exe, {"STC_TUNE_REPORT": "1"}, cache=os.path.join(work, name + ".c2"))
+        noer = None if a.no_noer else sb.run(exe, {"STC_TUNE_REPORT": "1", "STC_TUNE_EARLY_REJECTION": "0"},
+                                              cache=os.path.join(work, name + ".c3"))
+        for label, r in (("oracle", orc), ("pick", pick), ("noer", noer)):
+            if r is None:
+                continue
+            if r.rc != 0:
+                notes.append("%s run failed (rc %d)" % (label, r.rc))
+            elif not sb.same_values(r.values(), expect):
+                notes.append("%s WRONG output" % label)
+        orep, prep = site_report(orc), site_report(pick)
+        nrep = site_report(noer) if noer else None
+        if not orep or not prep or (noer and not nrep):
+            notes.append("no tuning report")
+        ratios, wrong = {}, []
+        nvars = 0
+        if orep:
+            nvars = len(orep["candidates"]) - 1
+            for c in orep["candidates"]:
+                if c.get("ratio") is not None and c.get("verified") and not c["note"].startswith("rejected"):
+                    ratios[c["name"]] = c["ratio"]
+                if "wrong" in c["note"] or "mismatch" in c["note"]:
+                    wrong.append(c["name"])
+        if wrong:
+            notes.append("variants rejected as wrong: " + " ".join(wrong))
+        best = min(ratios, key=ratios.get) if ratios else None
+        best_r = ratios.get(best)
+
+        def regret_of(rep):
+            if not rep or best_r is None:
+                return None
+            w = rep["winner"]
+            return ratios[w] / best_r if w in ratios else None
+        rg, nrg = regret_of(prep), regret_of(nrep)
+        pw = prep["winner"] if prep else None
+        nw = nrep["winner"] if nrep else None
+        if prep and pw not in ratios:
+            notes.append("pick %s has no oracle ratio" % pw)
+        tune_s = prep["elapsed_ms"] / 1000 if prep and prep["elapsed_ms"] is not None else None
+        trials, est = sb.estimate_trials(prep) if prep else (None, False)
+        blas = [n for n in ratios if n.endswith("_blas")]
+        gen = [ratios[n] for n in ratios if n != "reference" and not n.endswith("_blas")]
+        blas_r = min(ratios[n] for n in blas) if blas else None
+        gen_r = min(gen) if gen else None
+        gb = None
+        if blas_r is not None and gen_r is not None:
+            gb = gen_r < blas_r
+            blas_cmp += 1
+            gen_beats += gb
+        if rg is not None:
+            regrets.append(rg)
+        if nrg is not None:
+            noer_regrets.append(nrg)
+        if tune_s is not None:
+            tunes.append(tune_s)
+        if trials is not None:
+            trials_l.append(trials)
+        if nrep and prep:
+            same += pw == nw
+        bad = [n for n in notes if "WRONG" in n or "failed" in n or "no tuning report" in n]
+        failures += bool(bad)
+        check = "; ".join(notes) if notes else "ok"
+        if prep and prep["exhausted"]:
+            check += " (budget exhausted)"
+        print("%-20s %-13s %4d %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s  %s"
+              % (name, kind, nvars, best or "-", sb.fmt(best_r), pw or "-", sb.fmt(rg), sb.fmt(tune_s),
+                 ("~%d" if est else "%d") % trials if trials is not None else "-",
+                 nw or "-", ("yes" if pw == nw else "NO") if nw else "-", sb.fmt(blas_r),
+                 {None: "-", True: "yes", False: "no"}[gb], check), flush=True)
+        rows.append([name, kind, "x".join(map(str, dims)), nvars, best, best_r, pw,
+                     ratios.get(pw), rg, tune_s, trials, int(est), pick.wall, nw, nrg,
+                     nrep["elapsed_ms"] / 1000 if nrep and nrep["elapsed_ms"] is not None else None,
+                     blas_r, gen_r, cs, check])
+
+    # 3. Stability: the issue's two matmuls, N cold caches each.
+    stab_fields = []
+    stab = [w for w in wls if w[0] in STABILITY] if stability > 0 else []
+    stab_rows = []
+    for name, kind, dims, _ in stab:
+        if built[name][1]:
+            continue
+        winners, times = [], []
+        for i in range(stability):
+            r = sb.run(os.path.join(work, name), {"STC_TUNE_REPORT": "1"},
+                       cache=os.path.join(work, "%s.s%d" % (name, i)))
+            rep = site_report(r)
+            winners.append(rep["winner"] if rep else "?")
+            times.append(rep["elapsed_ms"] / 1000 if rep and rep["elapsed_ms"] is not None else None)
+        top = max(set(winners), key=winners.count)
+        print("stability %-16s winners %s  (%d/%d the same; tune_s %s)"
+              % (name, " ".join(winners), winners.count(top), stability,
+                 " ".join(sb.fmt(t, "%.2f") for t in times)))
+        stab_fields.append("%s=%d/%d" % (name, winners.count(top), stability))
+        stab_rows.append([name, " ".join(winners), winners.count(top), stability,
+                          " ".join(sb.fmt(t, "%.3f") for t in times)])
+
+    sb.write_csv(csv, ["workload", "op", "sizes", "variants", "oracle_best", "oracle_best_ratio",
+                       "pick", "pick_ratio", "regret", "tune_s", "trials", "trials_estimated",
+                       "pick_process_s", "pick_no_early_rejection", "regret_no_early_rejection",
+                       "tune_s_no_early_rejection", "blas_ratio", "best_generated_ratio",
+                       "compile_s", "check"], rows)
+    if stab_rows:
+        sb.write_csv(csv.replace(".csv", "-stability.csv"),
+                     ["workload", "winners", "same", "runs", "tune_s"], stab_rows)
+    n = len(regrets)
+    print("summary: %d workloads with a regret; geomean %s, worst %s; tuning time per site median %s s, "
+          "max %s s; trials median %s; early rejection off: same pick %d/%d, geomean %s; "
+          "a generated variant beats BLAS on %d of %d; %.0f s in all; CSV %s"
+          % (n, sb.fmt(sb.geomean(regrets), "%.4f"), sb.fmt(max(regrets) if regrets else None, "%.4f"),
+             sb.fmt(sb.median(tunes), "%.3f"), sb.fmt(max(tunes) if tunes else None, "%.3f"),
+             sb.fmt(sb.median(trials_l), "%.0f"), same, len(noer_regrets) if not a.no_noer else 0,
+             sb.fmt(sb.geomean(noer_regrets), "%.4f"), gen_beats, blas_cmp, time.time() - t_start, csv))
+    print("RESULT regret geomean=%s worst=%s median_tune_s=%s max_tune_s=%s median_trials=%s "
+          "workloads=%d noer_same_pick=%d/%d noer_geomean=%s gen_beats_blas=%d/%d %sdefault_lowering=%s "
+          "failures=%d"
+          % (sb.fmt(sb.geomean(regrets), "%.4f"), sb.fmt(max(regrets) if regrets else None, "%.4f"),
+             sb.fmt(sb.median(tunes), "%.3f"), sb.fmt(max(tunes) if tunes else None, "%.3f"),
+             sb.fmt(sb.median(trials_l), "%.0f"), n, same,
+             0 if a.no_noer else len([w for w in rows if w[13]]),
+             sb.fmt(sb.geomean(noer_regrets), "%.4f"), gen_beats, blas_cmp,
+             "".join("stable_%s " % f for f in stab_fields),
+             "fast" if sb.supports_default_lowering() else "loops", failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
