@@ -750,6 +750,60 @@ STC_TEST(cache_file_size_limit_is_a_warning_not_a_kill) {
   stc_disk_cache_close(cache);
 }
 
+/* The on-disk format across versions: a record written by format 1 and
+ * committed (test/unit/fixtures/cache-record-v1.rec) is read back field by
+ * field while the format is 1, and a save of the same record reproduces it
+ * byte for byte; a later format must see it as a clean miss. */
+STC_TEST(cache_committed_v1_record_reads_back) {
+  static const char key[] = "stc-fixture|op=linalg.matmul|env=x86_64 avx2|"
+                            "workload=f32[64x64:64,1]+off|ctx=";
+  char fixture_path[4096];
+  join(fixture_path, sizeof fixture_path, STC_TEST_FIXTURES,
+       "cache-record-v1.rec");
+  size_t fixture_size = 0;
+  char *fixture = read_file(fixture_path, &fixture_size);
+  STC_CHECK(fixture && fixture_size > 0);
+  int64_t now = 1700000000 + 10;
+  stc_disk_cache *cache = open_cache("fixture", 16, 3600, &now);
+  STC_CHECK(cache);
+  char path[4096];
+  record_path(cache, key, path, sizeof path);
+  STC_CHECK(write_file(path, fixture, fixture_size) == 0);
+  stc_cache_record record;
+  stc_error err;
+  stc_status status = stc_disk_cache_load(cache, key, &record, &err);
+  if (STC_TUNER_CACHE_FORMAT != 1) {
+    free(fixture);
+    stc_disk_cache_close(cache);
+    STC_CHECK_EQ_INT(status, STC_ERR_NOT_FOUND);
+    return;
+  }
+  STC_CHECK_EQ_INT(status, STC_OK);
+  bool fields = record.scope == 1 && strcmp(record.key, key) == 0 &&
+                strcmp(record.winner, "matmul_tile32_vec") == 0 &&
+                record.created == 1700000000 &&
+                record.reference_ns == 123456 && record.winner_ns == 65432 &&
+                record.ratio == 0.53 && record.verified;
+  /* The same record saved by this version: the very same bytes. */
+  stc_disk_cache *fresh = open_cache("fixture-resaved", 16, 3600, &now);
+  bool same = false;
+  if (fresh && stc_disk_cache_save(fresh, &record, &err) == STC_OK) {
+    char resaved_path[4096];
+    record_path(fresh, key, resaved_path, sizeof resaved_path);
+    size_t size = 0;
+    char *resaved = read_file(resaved_path, &size);
+    same = resaved && size == fixture_size &&
+           memcmp(resaved, fixture, size) == 0;
+    free(resaved);
+  }
+  stc_disk_cache_close(fresh);
+  stc_cache_record_clear(&record);
+  free(fixture);
+  stc_disk_cache_close(cache);
+  STC_CHECK(fields);
+  STC_CHECK(same);
+}
+
 /* Needs root to make files of another owner (CI runs as root); as another
  * user it reports SKIPPED (never Passed). */
 STC_TEST(cache_foreign_owned_entries_refused) {
