@@ -77,6 +77,15 @@ stc_status stc_disk_cache_save(stc_disk_cache *cache,
 stc_status stc_disk_cache_remove(stc_disk_cache *cache, const char *key,
                                  stc_error *err);
 
+/* Copies the text of the latest cache fault (a load, save or remove that
+ * returned a status other than STC_OK, STC_ERR_NOT_FOUND or
+ * STC_ERR_INVALID), e.g. "<dir>/v1: <record>: symbolic link (not
+ * followed)" or "...: cannot write: file size limit exceeded (ulimit -f);
+ * not saved", into buffer (truncated to size), so that a warning can say
+ * what went wrong. False, with buffer empty, when there was none. */
+bool stc_disk_cache_last_fault(stc_disk_cache *cache, char *buffer,
+                               size_t size);
+
 /* What a listing reports about one file. record is valid only when status
  * is STC_OK; path is the file's path. */
 typedef struct stc_cache_entry {

@@ -73,9 +73,10 @@ struct stc_disk_cache {
   uid_t uid;
   size_t capacity;
   uint64_t ttl_seconds;
-  pthread_mutex_t clock_lock;
+  pthread_mutex_t clock_lock; /* guards clock, clock_user and last_fault */
   int64_t (*clock)(void *user);
   void *clock_user;
+  char last_fault[1024]; /* the latest fault's text, "" when none */
 };
 
 /* ---- records ------------------------------------------------------------ */
@@ -803,10 +804,42 @@ void stc_disk_cache_set_clock(stc_disk_cache *cache,
   pthread_mutex_unlock(&cache->clock_lock);
 }
 
+/* ---- faults ------------------------------------------------------------- */
+
+/* Keeps the text of a fault (a status the tuner counts as a cache warning:
+ * anything but success, a miss or a bad argument) for
+ * stc_disk_cache_last_fault, so that a warning can say what went wrong. */
+static void stc_cache_note_fault(stc_disk_cache *cache, stc_status status,
+                                 const stc_error *err) {
+  if (!cache || status == STC_OK || status == STC_ERR_NOT_FOUND ||
+      status == STC_ERR_INVALID)
+    return;
+  char text[sizeof cache->last_fault];
+  stc_error_format(err, text, sizeof text);
+  if (!text[0])
+    snprintf(text, sizeof text, "%s: %s", cache->path, stc_status_str(status));
+  pthread_mutex_lock(&cache->clock_lock);
+  memcpy(cache->last_fault, text, sizeof text);
+  pthread_mutex_unlock(&cache->clock_lock);
+}
+
+bool stc_disk_cache_last_fault(stc_disk_cache *cache, char *buffer,
+                               size_t size) {
+  if (!cache || !buffer || size == 0)
+    return false;
+  pthread_mutex_lock(&cache->clock_lock);
+  bool have = cache->last_fault[0] != 0;
+  snprintf(buffer, size, "%s", cache->last_fault);
+  pthread_mutex_unlock(&cache->clock_lock);
+  return have;
+}
+
 /* ---- load / remove ------------------------------------------------------ */
 
-stc_status stc_disk_cache_load(stc_disk_cache *cache, const char *key,
-                               stc_cache_record *out, stc_error *err) {
+static stc_status stc_cache_load_unnoted(stc_disk_cache *cache,
+                                         const char *key,
+                                         stc_cache_record *out,
+                                         stc_error *err) {
   size_t key_length;
   if (!cache || !out || !stc_cache_key_ok(key, &key_length)) {
     stc_error_set(err, NULL, 0, 0, "cache load needs a key of 1..%u bytes",
@@ -830,8 +863,8 @@ stc_status stc_disk_cache_load(stc_disk_cache *cache, const char *key,
   return STC_ERR_NOT_FOUND;
 }
 
-stc_status stc_disk_cache_remove(stc_disk_cache *cache, const char *key,
-                                 stc_error *err) {
+static stc_status stc_cache_remove_unnoted(stc_disk_cache *cache,
+                                           const char *key, stc_error *err) {
   size_t key_length;
   if (!cache || !stc_cache_key_ok(key, &key_length)) {
     stc_error_set(err, NULL, 0, 0, "cache remove needs a key of 1..%u bytes",
@@ -846,6 +879,11 @@ stc_status stc_disk_cache_remove(stc_disk_cache *cache, const char *key,
       return STC_OK;
     stc_error_set(err, cache->path, 0, 0, "%s: %s", name, strerror(errno));
     return stc_cache_errno_status(errno);
+  }
+  if (S_ISLNK(st.st_mode)) {
+    stc_error_set(err, cache->path, 0, 0,
+                  "%s: symbolic link (not followed); left alone", name);
+    return STC_ERR_PERMISSION;
   }
   if (!S_ISREG(st.st_mode) || st.st_uid != cache->uid) {
     stc_error_set(err, cache->path, 0, 0,
@@ -1177,8 +1215,9 @@ static int stc_cache_create_temp(const stc_disk_cache *cache, char name[96]) {
   return -1;
 }
 
-stc_status stc_disk_cache_save(stc_disk_cache *cache,
-                               const stc_cache_record *record, stc_error *err) {
+static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
+                                         const stc_cache_record *record,
+                                         stc_error *err) {
   size_t key_length, winner_length;
   if (!cache || !record || !stc_cache_key_ok(record->key, &key_length) ||
       !stc_cache_winner_ok(record->winner, &winner_length)) {
@@ -1263,4 +1302,37 @@ stc_status stc_disk_cache_save(stc_disk_cache *cache,
     stc_cache_scan_free(&scan);
   }
   return STC_OK;
+}
+
+stc_status stc_disk_cache_load(stc_disk_cache *cache, const char *key,
+                               stc_cache_record *out, stc_error *err) {
+  stc_error local;
+  stc_error_clear(&local);
+  stc_status status = stc_cache_load_unnoted(cache, key, out, &local);
+  stc_cache_note_fault(cache, status, &local);
+  if (err && status != STC_OK)
+    *err = local;
+  return status;
+}
+
+stc_status stc_disk_cache_remove(stc_disk_cache *cache, const char *key,
+                                 stc_error *err) {
+  stc_error local;
+  stc_error_clear(&local);
+  stc_status status = stc_cache_remove_unnoted(cache, key, &local);
+  stc_cache_note_fault(cache, status, &local);
+  if (err && status != STC_OK)
+    *err = local;
+  return status;
+}
+
+stc_status stc_disk_cache_save(stc_disk_cache *cache,
+                               const stc_cache_record *record, stc_error *err) {
+  stc_error local;
+  stc_error_clear(&local);
+  stc_status status = stc_cache_save_unnoted(cache, record, &local);
+  stc_cache_note_fault(cache, status, &local);
+  if (err && status != STC_OK)
+    *err = local;
+  return status;
 }

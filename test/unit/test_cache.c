@@ -554,9 +554,17 @@ STC_TEST(cache_symlink_record_not_followed) {
 
   stc_cache_record out;
   stc_error err;
+  char fault[1024];
+  STC_CHECK(!stc_disk_cache_last_fault(cache, fault, sizeof fault));
   STC_CHECK_EQ_INT(stc_disk_cache_load(cache, "k", &out, &err),
                    STC_ERR_PERMISSION);
   STC_CHECK(out.key == NULL);
+  /* Issue 11: the warning said "no space or permission?"; the fault text a
+   * warning can show says what it is. */
+  STC_CHECK_CONTAINS(err.message, "symbolic link (not followed)");
+  STC_CHECK(stc_disk_cache_last_fault(cache, fault, sizeof fault));
+  STC_CHECK_CONTAINS(fault, "symbolic link (not followed)");
+  STC_CHECK_CONTAINS(fault, stc_disk_cache_path(cache));
   listing l = {0};
   STC_CHECK_EQ_INT(stc_disk_cache_list(cache, collect, &l, &err), STC_OK);
   STC_CHECK_EQ_INT(l.count, 1);
@@ -568,6 +576,7 @@ STC_TEST(cache_symlink_record_not_followed) {
   STC_CHECK_EQ_INT(removed, 0);
   STC_CHECK_EQ_INT(stc_disk_cache_remove(cache, "k", &err),
                    STC_ERR_PERMISSION);
+  STC_CHECK_CONTAINS(err.message, "symbolic link (not followed); left alone");
   STC_CHECK(exists(path));
   size_t size;
   char *data = read_file(target, &size);
@@ -638,6 +647,9 @@ STC_TEST(cache_read_only_directory_stays_read_only) {
   STC_CHECK_EQ_INT(stc_disk_cache_save(cache, &record, &err),
                    STC_ERR_PERMISSION);
   STC_CHECK_CONTAINS(err.message, "read-only (mode 0500); not written");
+  char fault[1024];
+  STC_CHECK(stc_disk_cache_last_fault(cache, fault, sizeof fault));
+  STC_CHECK_CONTAINS(fault, "read-only (mode 0500); not written");
   record = make_record("fresh", "w", now);
   STC_CHECK_EQ_INT(stc_disk_cache_save(cache, &record, &err),
                    STC_ERR_PERMISSION);
@@ -732,9 +744,12 @@ STC_TEST(cache_file_size_limit_is_a_warning_not_a_kill) {
     /* Still alive; the signal must not be left pending either. */
     sigset_t pending;
     sigpending(&pending);
+    char fault[1024];
+    stc_disk_cache_last_fault(cache, fault, sizeof fault);
     int code = status != STC_ERR_IO                              ? 10
                : !strstr(err.message, "file size limit exceeded") ? 11
                : sigismember(&pending, SIGXFSZ)                   ? 12
+               : !strstr(fault, "file size limit exceeded")       ? 13
                                                                   : 0;
     _exit(code);
   }
