@@ -72,6 +72,7 @@ static struct {
 } g_last = {PTHREAD_MUTEX_INITIALIZER, STC_OK, ""};
 
 static _Thread_local int t_bound_generation = -1;
+static atomic_bool g_unavailable_warned; /* "no usable GPU" said once */
 
 /* ---- errors ---- */
 
@@ -307,8 +308,20 @@ static const stc_cu_api *ready_for(const char *what) {
   if (!api) {
     const char *why = NULL;
     stc_rt_gpu_available(&why);
-    stc_rt__gpu_fail(STC_ERR_UNAVAILABLE, "%s: no usable GPU: %s", what,
-                     why ? why : "unknown");
+    char message[1200];
+    snprintf(message, sizeof message, "%s: no usable GPU: %s%s", what,
+             why ? why : "unknown",
+             atomic_load(&g_unavailable_warned) ? ""
+                                                : " (GPU work is skipped: "
+                                                  "results are not computed)");
+    if (atomic_exchange(&g_unavailable_warned, true)) {
+      pthread_mutex_lock(&g_last.lock); /* the status only: said once */
+      g_last.status = STC_ERR_UNAVAILABLE;
+      snprintf(g_last.message, sizeof g_last.message, "%.500s", message);
+      pthread_mutex_unlock(&g_last.lock);
+    } else {
+      record(STC_ERR_UNAVAILABLE, message);
+    }
   }
   return api;
 }
@@ -319,6 +332,7 @@ void stc_rt__gpu_reset(void) {
   g_default_device = -1;
   atomic_store(&g_quarantined, false);
   atomic_store(&g_warnings, 0);
+  atomic_store(&g_unavailable_warned, false);
   atomic_fetch_add(&g_generation, 1);
   atomic_store_explicit(&g_done, false, memory_order_release);
   pthread_mutex_unlock(&g_lock);
@@ -568,8 +582,13 @@ void mgpuModuleUnload(void *module) {
   if (!module)
     return;
   const stc_cu_api *api = stc_rt__gpu_ready();
-  if (api)
-    stc_rt__gpu_check(api->module_unload(module), "cuModuleUnload");
+  if (!api)
+    return;
+  /* Unloads run from global destructors; when the driver has already shut
+   * down (CUDA_ERROR_DEINITIALIZED) the module is gone with it. */
+  stc_cu_result r = api->module_unload(module);
+  if (r != 4)
+    stc_rt__gpu_check(r, "cuModuleUnload");
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {

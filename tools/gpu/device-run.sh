@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# device-run.sh - build --target=cuda executables here, run them on a GPU
+# machine that has no LLVM/MLIR, compare with the CPU build, measure.
+#
+#   tools/gpu/device-run.sh build [BUNDLE]      (here: needs stc-opt, cc)
+#   tools/gpu/device-run.sh run BUNDLE OUTDIR   (there: needs a CUDA driver)
+#
+# build: BUNDLE (default build/gpu-bundle) gets
+#   lib/libstc_rt.so (+ libyaml), bin/test_gpu (the GPU unit tests),
+#   examples/<name>.cuda   each examples/*.mlir compiled with --tune-hot-paths
+#                          --target=cuda --emit=obj and AOT-linked with
+#                          libstc_rt and tools/gpu/print_memref.c (MLIR's
+#                          printMemrefF32 library needs libLLVM);
+#   examples/<name>.cpu.out  what the CPU build (--target=cpu, AOT, tuned)
+#                          prints: the expected output;
+#   examples/mlp.cubin.cuda  mlp with --gpu-format=bin (cubin from ptxas);
+#   bin/matmul_bench       NxN f32 matmul kernels (N = $STC_BENCH_SIZES,
+#                          default 1024 2048 4096) with block tiles
+#                          $STC_BENCH_BLOCKS (default 8,8 16,16 32,32), and
+#                          cuBLAS on the same buffers;
+#   compare-outputs.py, device-run.sh.
+# run: writes into OUTDIR: examples.csv (name,status,seconds), one
+#   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
+#   torch.csv (torch.matmul f32, TF32 off, for a cross-check of cuBLAS),
+#   triton.csv (tools/gpu/triton_matmul.py: an autotuned f32 Triton matmul),
+#   test_gpu.log, device.txt (nvidia-smi). Exit 0 when every example matched
+#   and every kernel was right.
+#
+# Environment (build): STC_BUILD (default build/gpu: bin/stc-opt,
+#   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+build() {
+  local bundle=${1:-$root/build/gpu-bundle}
+  local stc_build=${STC_BUILD:-$root/build/gpu}
+  local chip=${STC_GPU_CHIP:-sm_90}
+  local opt=$stc_build/bin/stc-opt
+  set -e
+  rm -rf "$bundle"
+  mkdir -p "$bundle/lib" "$bundle/bin" "$bundle/examples" "$bundle/obj"
+  cp "$stc_build/lib/libstc_rt.so" "$bundle/lib/"
+  cp -L /lib/x86_64-linux-gnu/libyaml-0.so.2 "$bundle/lib/" 2>/dev/null || true
+  cp "$stc_build/bin/test_gpu" "$bundle/bin/"
+  cp "$root/test/e2e/compare-outputs.py" "$here/device-run.sh" "$here/triton_matmul.py" "$bundle/"
+  local rt=$bundle/lib/libstc_rt.so
+  local link=(-Wl,-rpath,'$ORIGIN/../lib' -lm -lpthread)
+  cc -O2 -c -o "$bundle/obj/print_memref.o" "$here/print_memref.c"
+  cat > "$bundle/obj/main.c" <<'MAIN'
+extern void __stc_aot_entry(void);
+int main(void) {
+  __stc_aot_entry();
+  return 0;
+}
+MAIN
+  # Each example: the CUDA executable, and the CPU build's output.
+  local cpu_cache
+  cpu_cache=$(mktemp -d)
+  for model in "$root"/examples/*.mlir; do
+    local name
+    name=$(basename "$model" .mlir)
+    local obj=$bundle/obj/$name.o
+    "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --emit=obj "$model" -o "$obj"
+    objcopy --redefine-sym main=__stc_aot_entry "$obj"
+    cc -o "$bundle/examples/$name.cuda" "$bundle/obj/main.c" "$obj" \
+      "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
+    PATH=$stc_build/bin:$PATH "$root/test/e2e/aot-build.sh" "$model" "$bundle/obj/$name.cpu"
+    STC_CACHE_DIR=$cpu_cache "$bundle/obj/$name.cpu" > "$bundle/examples/$name.cpu.out"
+  done
+  rm -rf "$cpu_cache"
+  "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-format=bin --emit=obj \
+    "$root/examples/mlp.mlir" -o "$bundle/obj/mlp.cubin.o"
+  objcopy --redefine-sym main=__stc_aot_entry "$bundle/obj/mlp.cubin.o"
+  cc -o "$bundle/examples/mlp.cubin.cuda" "$bundle/obj/main.c" "$bundle/obj/mlp.cubin.o" \
+    "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
+  cp "$bundle/examples/mlp.cpu.out" "$bundle/examples/mlp.cubin.cpu.out"
+  # The matmul bench: one object per (N, block tile).
+  local header=$bundle/obj/matmul_variants.h objects=()
+  : > "$header"
+  for n in ${STC_BENCH_SIZES:-1024 2048 4096}; do
+    for block in ${STC_BENCH_BLOCKS:-8,8 16,16 32,32}; do
+      local fn=mm_${n}_b${block/,/x}
+      sed "s/NAME/$fn/g; s/NxN/${n}x${n}/g" "$here/matmul.mlir.in" > "$bundle/obj/$fn.mlir"
+      "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-block="$block" \
+        --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
+      echo "STC_VARIANT($fn, $n, \"$block\")" >> "$header"
+      objects+=("$bundle/obj/$fn.o")
+    done
+  done
+  cc -O2 -I"$root/include" -I"$bundle/obj" -o "$bundle/bin/matmul_bench" \
+    "$here/matmul_bench.c" "${objects[@]}" "$rt" "${link[@]}"
+  rm -rf "$bundle/obj"
+  echo "device-run.sh: bundle in $bundle ($(du -sh "$bundle" | cut -f1))"
+}
+
+run() {
+  local bundle=$1 out=$2 failures=0
+  mkdir -p "$out"
+  export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # cuBLAS: the loader's, else the toolkit's, else PyTorch's wheel.
+  if [[ -z ${STC_CUBLAS_LIBRARY:-} ]] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[23] '; then
+    local found
+    found=$(ls /usr/local/cuda*/lib64/libcublas.so.1[23] 2>/dev/null | head -1)
+    [[ -n $found ]] || found=$(python3 -c "import nvidia.cublas, os, glob; d = os.path.dirname(nvidia.cublas.__file__ or nvidia.cublas.__path__[0]); print((glob.glob(d + '/lib/libcublas.so.1*') or [''])[0])" 2>/dev/null)
+    [[ -n $found ]] && export STC_CUBLAS_LIBRARY=$found
+  fi
+  echo "cuBLAS: ${STC_CUBLAS_LIBRARY:-loader path}" > "$out/device.txt"
+  nvidia-smi >> "$out/device.txt" 2>&1 || true
+  "$bundle/bin/test_gpu" > "$out/test_gpu.log" 2>&1 || { echo "test_gpu failed"; failures=$((failures + 1)); }
+  echo "name,status,seconds,stderr" > "$out/examples.csv"
+  for exe in "$bundle"/examples/*.cuda; do
+    local name
+    name=$(basename "$exe" .cuda)
+    local start end status
+    start=$(date +%s.%N)
+    if "$exe" > "$out/$name.out" 2> "$out/$name.err"; then
+      if python3 "$bundle/compare-outputs.py" "$bundle/examples/$name.cpu.out" "$out/$name.out" \
+          > "$out/$name.cmp" 2>&1; then
+        status=match
+      else
+        status=MISMATCH
+      fi
+    else
+      status=CRASH
+    fi
+    end=$(date +%s.%N)
+    echo "$name,$status,$(python3 -c "print(round($end - $start, 3))"),$(head -c 300 "$out/$name.err" | tr '\n,' '; ')" \
+      >> "$out/examples.csv"
+    [[ $status == match ]] || failures=$((failures + 1))
+  done
+  # One log of everything per example (the 8-file limit of what comes back).
+  for f in "$out"/*.out "$out"/*.err "$out"/*.cmp; do
+    [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
+  done > "$out/examples.log" 2>/dev/null
+  rm -f "$out"/*.out "$out"/*.err "$out"/*.cmp
+  "$bundle/bin/matmul_bench" > "$out/matmul.csv" 2> "$out/matmul.err" || failures=$((failures + 1))
+  python3 - > "$out/torch.csv" 2>> "$out/matmul.err" <<'PY' || true
+import torch
+torch.backends.cuda.matmul.allow_tf32 = False
+print("n,variant,ms,gflops")
+for n in (1024, 2048, 4096):
+    a = torch.rand(n, n, device="cuda") * 2 - 1
+    b = torch.rand(n, n, device="cuda") * 2 - 1
+    for _ in range(3):
+        torch.matmul(a, b)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(20):
+        start.record(); torch.matmul(a, b); stop.record(); stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    ms = sorted(times)[len(times) // 2]
+    print(f"{n},torch.matmul_f32,{ms:.4f},{2 * n**3 / (ms * 1e6):.1f}")
+PY
+  python3 "$bundle/triton_matmul.py" ${STC_BENCH_SIZES:-1024 2048 4096} > "$out/triton.csv" \
+    2>> "$out/matmul.err" || true
+  cat "$out/examples.csv" "$out/matmul.csv" "$out/torch.csv" "$out/triton.csv"
+  echo "device-run.sh: $failures failure(s)"
+  [[ $failures -eq 0 ]]
+}
+
+case ${1:-} in
+  build) shift; build "$@" ;;
+  run) shift; [[ $# -eq 2 ]] || { echo "usage: $0 run BUNDLE OUTDIR" >&2; exit 2; }; run "$@" ;;
+  *) echo "usage: $0 build [BUNDLE] | run BUNDLE OUTDIR" >&2; exit 2 ;;
+esac

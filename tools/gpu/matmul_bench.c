@@ -1,0 +1,162 @@
+/* matmul_bench.c - GFLOP/s of --target=cuda matmul kernels and of cuBLAS on
+ * the same device buffers, for tools/gpu/device-run.sh.
+ *
+ * In:  the kernels' C interfaces, listed by the generated matmul_variants.h
+ *      (STC_VARIANT(name, n, block) per compiled variant; each computes
+ *      C += A B for n x n f32 and returns C's descriptor).
+ * Out: CSV on stdout, one line per (n, variant):
+ *      n,variant,block,ms,gflops,max_rel_err_vs_cublas,status
+ *      ms is the CUDA-event time of one complete call (median of the timed
+ *      repetitions, after one warm-up), on the legacy default stream, which
+ *      every runtime stream synchronizes with. The error is each variant's
+ *      C (from C = 0) against cuBLAS's, max |x - y| / (|y| + 0.01 max|y|):
+ *      the summation orders differ, so elements near 0 get a scale term.
+ * Exit 0 when every variant ran and matched within 1e-3; 1 otherwise; 77
+ * when no GPU is usable. */
+#include "stc/rt_gpu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*matmul_fn)(stc_rt_memref2 *result, stc_rt_memref2 *a,
+                          stc_rt_memref2 *b, stc_rt_memref2 *c);
+
+#define STC_VARIANT(name, n, block) \
+  void _mlir_ciface_##name(stc_rt_memref2 *, stc_rt_memref2 *, stc_rt_memref2 *, \
+                           stc_rt_memref2 *);
+#include "matmul_variants.h"
+#undef STC_VARIANT
+
+static const struct {
+  const char *name;
+  int64_t n;
+  const char *block;
+  matmul_fn fn;
+} variants[] = {
+#define STC_VARIANT(name, n, block) {#name, n, block, _mlir_ciface_##name},
+#include "matmul_variants.h"
+#undef STC_VARIANT
+};
+
+static int compare_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static stc_rt_memref2 descriptor(float *p, int64_t n) {
+  return (stc_rt_memref2){p, p, 0, {n, n}, {n, 1}};
+}
+
+/* Median ms of `reps` calls (one warm-up first); cublas when fn is NULL. */
+static double time_calls(matmul_fn fn, stc_rt_memref2 *a, stc_rt_memref2 *b,
+                         stc_rt_memref2 *c, int reps, stc_rt_gpu_timer *timer) {
+  double samples[32];
+  if (reps > 32)
+    reps = 32;
+  stc_rt_memref2 result;
+  for (int r = -1; r < reps; r++) {
+    if (r >= 0)
+      stc_rt_gpu_timer_start(timer, NULL);
+    if (fn)
+      fn(&result, a, b, c);
+    else
+      _mlir_ciface_stc_rt_cublas_matmul_f32(a, b, c);
+    double ms = 0;
+    if (r >= 0 && stc_rt_gpu_timer_stop(timer, &ms, NULL) == STC_OK)
+      samples[r] = ms;
+    else if (r >= 0)
+      return -1;
+  }
+  qsort(samples, (size_t)reps, sizeof *samples, compare_double);
+  return samples[reps / 2];
+}
+
+int main(void) {
+  const char *why = NULL;
+  if (!stc_rt_gpu_available(&why)) {
+    fprintf(stderr, "matmul_bench: no usable GPU: %s\n", why);
+    return 77;
+  }
+  bool have_cublas = stc_rt_cublas_available(&why);
+  if (!have_cublas)
+    fprintf(stderr, "matmul_bench: cuBLAS not loaded: %s\n", why);
+  stc_rt_gpu_device info;
+  stc_rt_gpu_device_info(&info, NULL);
+  fprintf(stderr, "matmul_bench: %s, sm_%d%d, %d SMs, driver %d\n", info.name,
+          info.compute_major, info.compute_minor, info.multiprocessors,
+          info.driver_version);
+  stc_rt_gpu_timer *timer = NULL;
+  if (stc_rt_gpu_timer_create(&timer, NULL) != STC_OK)
+    return 1;
+  printf("n,variant,block,ms,gflops,max_rel_err_vs_cublas,status\n");
+  int failures = 0;
+  size_t count = sizeof variants / sizeof *variants;
+  int64_t done_n = -1;
+  for (size_t v0 = 0; v0 < count; v0++) {
+    int64_t n = variants[v0].n;
+    if (n == done_n)
+      continue;
+    done_n = n;
+    size_t elements = (size_t)(n * n), bytes = elements * sizeof(float);
+    float *host_a = malloc(bytes), *host_b = malloc(bytes), *want = malloc(bytes),
+          *got = malloc(bytes);
+    float *a = NULL, *b = NULL, *c = NULL, *c_ref = NULL;
+    if (!host_a || !host_b || !want || !got ||
+        stc_rt_gpu_alloc(bytes, (void **)&a, NULL) != STC_OK ||
+        stc_rt_gpu_alloc(bytes, (void **)&b, NULL) != STC_OK ||
+        stc_rt_gpu_alloc(bytes, (void **)&c, NULL) != STC_OK ||
+        stc_rt_gpu_alloc(bytes, (void **)&c_ref, NULL) != STC_OK)
+      return 1;
+    for (size_t i = 0; i < elements; i++) {
+      host_a[i] = (float)((i * 7919 + 13) % 2003) / 1001.5f - 1.0f;
+      host_b[i] = (float)((i * 104729 + 7) % 1999) / 999.5f - 1.0f;
+    }
+    stc_rt_gpu_copy(a, host_a, bytes, NULL);
+    stc_rt_gpu_copy(b, host_b, bytes, NULL);
+    stc_rt_memref2 da = descriptor(a, n), db = descriptor(b, n),
+                   dc = descriptor(c, n), dref = descriptor(c_ref, n);
+    double flops = 2.0 * (double)n * (double)n * (double)n;
+    int reps = n >= 4096 ? 3 : n >= 2048 ? 5 : 10;
+    double max_ref = 0;
+    if (have_cublas) {
+      memset(want, 0, bytes);
+      stc_rt_gpu_copy(c_ref, want, bytes, NULL);
+      _mlir_ciface_stc_rt_cublas_matmul_f32(&da, &db, &dref);
+      stc_rt_gpu_copy(want, c_ref, bytes, NULL);
+      for (size_t i = 0; i < elements; i++)
+        max_ref = fmax(max_ref, fabs(want[i]));
+      double ms = time_calls(NULL, &da, &db, &dref, 20, timer);
+      printf("%lld,cublas_sgemm,-,%.4f,%.1f,0,%s\n", (long long)n, ms,
+             ms > 0 ? flops / (ms * 1e6) : 0.0, ms > 0 ? "ok" : "timing-failed");
+    }
+    for (size_t v = v0; v < count && variants[v].n == n; v++) {
+      memset(got, 0, bytes);
+      stc_rt_gpu_copy(c, got, bytes, NULL);
+      stc_rt_memref2 result;
+      variants[v].fn(&result, &da, &db, &dc);
+      stc_rt_gpu_copy(got, c, bytes, NULL);
+      double err = 0;
+      bool finite = true;
+      for (size_t i = 0; i < elements && have_cublas; i++) {
+        finite &= isfinite(got[i]);
+        err = fmax(err, fabs(got[i] - want[i]) / (fabs(want[i]) + 1e-2 * max_ref));
+      }
+      double ms = time_calls(variants[v].fn, &da, &db, &dc, reps, timer);
+      const char *status = stc_rt_gpu_last_status(NULL) != STC_OK ? "gpu-error"
+                           : !finite || err > 1e-3                  ? "WRONG"
+                           : ms <= 0                                ? "timing-failed"
+                                                                    : "ok";
+      failures += strcmp(status, "ok") != 0;
+      printf("%lld,%s,%s,%.4f,%.1f,%.2e,%s\n", (long long)n, variants[v].name,
+             variants[v].block, ms, ms > 0 ? flops / (ms * 1e6) : 0.0,
+             have_cublas ? err : -1.0, status);
+      fflush(stdout);
+    }
+    stc_rt_gpu_free(a), stc_rt_gpu_free(b), stc_rt_gpu_free(c), stc_rt_gpu_free(c_ref);
+    free(host_a), free(host_b), free(want), free(got);
+  }
+  stc_rt_gpu_timer_destroy(timer);
+  return failures ? 1 : 0;
+}
