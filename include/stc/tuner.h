@@ -73,16 +73,20 @@ typedef struct stc_tuner_policy {
   uint32_t regression_pairs;   /* window, default 7 */
   double regression_ratio;     /* invalidate above, default 1.15 */
   /* Economics (DESIGN.md section 6, "Beyond the original engine"); the
-   * seed's values are in brackets (stc_tuner_policy_init_seed). */
-  bool early_rejection;        /* racing, default true [false] */
-  uint32_t race_pairs;         /* pairs before a candidate may be rejected
-                                  early, default 1 (>= 1) */
-  double race_margin;          /* rejected early when its paired median ratio
-                                  exceeds the bar by more than this share,
-                                  default 0.25 (>= 0) */
-  double race_warmup_factor;   /* rejected early when one unpaired warm-up
-                                  run exceeds the bar this many times,
-                                  default 2 (>= 1) */
+   * seed's values are in brackets (stc_tuner_policy_init_seed). A ratio is
+   * candidate/reference time; "the bar" is the lower of the best ratio so
+   * far and 1/min_speedup, which a candidate must beat to win. */
+  bool early_rejection;        /* racing, default true [false]: from its
+                                  second timed run on, a candidate whose
+                                  best ratio so far is beyond the bar stops */
+  uint32_t race_pairs;         /* pairs after which race_margin judges,
+                                  default 1 (>= 1) */
+  double race_margin;          /* after k pairs: beyond the bar by more than
+                                  race_margin / sqrt(k), default 0.25 (>= 0) */
+  double race_warmup_factor;   /* before race_pairs pairs: beyond this many
+                                  times the bar, default 3 (>= 1) */
+  uint64_t race_min_ns;        /* racing judges only runs at least this
+                                  long, default 1 ms */
   stc_tune_order order;        /* default promising [declared] */
   bool validate_first;         /* validation runs before the warm-ups and
                                   counts as the first, default true [false] */
@@ -104,6 +108,7 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
 /* Sets one field from text, by its lower-case name with '_' or '-'
  * ("samples", "min_speedup", "budget_ms", "workspace_limit", "mode",
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
+ * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */

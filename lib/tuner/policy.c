@@ -2,9 +2,10 @@
  *
  * In: a policy struct, or one "field = text" pair (from a command line or an
  * STC_TUNE_<FIELD> environment variable). Out: defaults, a validity verdict
- * with the reason, or the one field updated. Also the names of modes and
- * decision sources. Every field has one check (check_field) that serves
- * both whole-policy validation and single-field assignment. */
+ * with the reason, or the one field updated. Also the names of modes,
+ * exploration orders and decision sources. Every field has one check
+ * (check_field) that serves both whole-policy validation and single-field
+ * assignment. */
 #include "stc/tuner.h"
 
 #include <ctype.h>
@@ -128,7 +129,8 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
   policy->early_rejection = true;
   policy->race_pairs = 1;
   policy->race_margin = 0.25;
-  policy->race_warmup_factor = 2.0;
+  policy->race_warmup_factor = 3.0;
+  policy->race_min_ns = UINT64_C(1000000);
   policy->order = STC_ORDER_PROMISING;
   policy->validate_first = true;
   policy->target_ns = UINT64_C(1000000000);
@@ -170,6 +172,7 @@ typedef enum policy_field {
   FIELD_RACE_PAIRS,
   FIELD_RACE_MARGIN,
   FIELD_RACE_WARMUP_FACTOR,
+  FIELD_RACE_MIN,
   FIELD_ORDER,
   FIELD_VALIDATE_FIRST,
   FIELD_TARGET,
@@ -222,6 +225,9 @@ static const struct {
     {"race_pairs", FIELD_RACE_PAIRS, VALUE_COUNT, 1},
     {"race_margin", FIELD_RACE_MARGIN, VALUE_DOUBLE, 1},
     {"race_warmup_factor", FIELD_RACE_WARMUP_FACTOR, VALUE_DOUBLE, 1},
+    {"race_min_ns", FIELD_RACE_MIN, VALUE_COUNT, 1},
+    {"race_min_us", FIELD_RACE_MIN, VALUE_COUNT, 1000},
+    {"race_min_ms", FIELD_RACE_MIN, VALUE_COUNT, 1000000},
     {"order", FIELD_ORDER, VALUE_ORDER, 1},
     {"validate_first", FIELD_VALIDATE_FIRST, VALUE_BOOL, 1},
     {"target_ns", FIELD_TARGET, VALUE_COUNT, 1},
@@ -341,6 +347,7 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
   case FIELD_EARLY_REJECTION:
   case FIELD_VALIDATE_FIRST:
   case FIELD_TARGET: /* 0: no target */
+  case FIELD_RACE_MIN: /* 0: judge every run */
     return STC_OK;
   case FIELD_RACE_PAIRS:
     /* More than samples is allowed: racing then never rejects. */
@@ -509,6 +516,7 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   case FIELD_BUDGET_CUT_SAMPLES: p->budget_cut_samples = (uint32_t)value; return true;
   case FIELD_BUDGET: p->budget_ns = value; return true;
   case FIELD_TARGET: p->target_ns = value; return true;
+  case FIELD_RACE_MIN: p->race_min_ns = value; return true;
   case FIELD_TTL: p->ttl_seconds = value; return true;
   case FIELD_READBACK_LIMIT: p->tolerance.readback_limit = value; return true;
   case FIELD_CAPACITY:

@@ -897,38 +897,77 @@ typedef struct trial {
   bool raced_out; /* rejected early; the failure's message says why */
 } trial;
 
-static stc_status race_out(trial *tr, failure *f, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-static stc_status race_out(trial *tr, failure *f, const char *format, ...) {
-  tr->raced_out = true;
-  f->status = STC_ERR_REJECTED;
-  va_list ap;
-  va_start(ap, format);
-  vsnprintf(f->message, sizeof f->message, format, ap);
-  va_end(ap);
-  return STC_ERR_REJECTED;
-}
-
 /* The best ratio a candidate must beat, for notes. */
 static double bar_of(const stc_tuner_policy *p, const exploration *x) {
   double speedup_bar = 1.0 / p->min_speedup;
   return x->ratio < speedup_bar ? x->ratio : speedup_bar;
 }
 
+/* Racing's view of one candidate: its fastest run and its smallest ratio
+ * so far, over its timed runs (warm-ups against the reference's estimate,
+ * pairs against their own reference run). */
+typedef struct race {
+  size_t runs;
+  uint64_t fastest;
+  double optimistic;
+} race;
+
+/* Adds one timed run of the candidate and judges it: true when it should
+ * stop (f gets why). It is judged on its smallest ratio, so that one slow
+ * run (a preemption) cannot stop it, and only from its second run on and
+ * when its runs take at least race_min_ns: shorter ones are too noisy to
+ * judge and timing them in full costs little. Before race_pairs pairs the
+ * ratio must be over race_warmup_factor x the bar; after k pairs over
+ * (1 + race_margin / sqrt(k)) x the bar: the margin shrinks like the
+ * standard error of k pairs, so a candidate a little slower than the bar
+ * stops after a few pairs instead of all. On stable timings every ratio is
+ * the candidate's final one, so racing only stops candidates that would
+ * have lost (beyond_bar). */
+static bool race_stops(const stc_tuner_policy *p, const exploration *x,
+                       race *r, uint64_t ns, double ratio, size_t pairs,
+                       trial *tr, failure *f) {
+  r->runs++;
+  r->fastest = ns < r->fastest ? ns : r->fastest;
+  r->optimistic = ratio < r->optimistic ? ratio : r->optimistic;
+  /* The last pair is scored as a whole instead: a full measurement says
+   * "lost" with its noise, which racing need not guess. */
+  if (!p->early_rejection || r->runs < 2 || r->fastest < p->race_min_ns ||
+      pairs >= p->samples)
+    return false;
+  double factor = pairs >= p->race_pairs
+                      ? 1.0 + p->race_margin / sqrt((double)pairs)
+                      : p->race_warmup_factor;
+  if (!beyond_bar(p, x, r->optimistic, factor))
+    return false;
+  tr->raced_out = true;
+  if (pairs >= p->race_pairs)
+    fail(f, STC_ERR_REJECTED,
+         "rejected early: best ratio %.4f after %zu of %" PRIu32
+         " pairs is over %.3gx the bar %.4f",
+         r->optimistic, pairs, p->samples, factor, bar_of(p, x));
+  else
+    fail(f, STC_ERR_REJECTED,
+         "rejected early: best ratio %.4f in %zu runs (%zu pairs) is over "
+         "%.3gx the bar %.4f",
+         r->optimistic, r->runs, pairs, factor, bar_of(p, x));
+  return true;
+}
+
 /* One candidate's validation, warm-ups and paired samples. The budget is
  * checked between trials only, never interrupting one. With validate_first
  * the validation runs first and counts as a warm-up (it runs the candidate
  * on the same data), so a wrong candidate costs one run. With
- * early_rejection a candidate stops once a warm-up run or its paired
- * median so far is beyond the bar (beyond_bar). STC_OK with tr->pairs
- * pairs: all samples, or fewer when the budget cut them (tr->cut). */
+ * early_rejection every timed run is judged (race_stops). STC_OK with
+ * tr->pairs pairs: all samples, or fewer when the budget cut them
+ * (tr->cut). */
 static stc_status run_trial(stc_tuner *t, const select_request *req,
                             size_t index, const budget_clock *clock,
                             const exploration *x, uint64_t (*pairs)[2],
-                            double *scratch, trial *tr, failure *f) {
+                            trial *tr, failure *f) {
   const stc_tuner_policy *p = &t->policy;
   uint32_t warmups = p->warmups;
   bool validated = false;
+  race r = {0, UINT64_MAX, INFINITY};
   if (p->validate_first) {
     tr->runs++;
     if (run_validation(t, req, index, &tr->checked, f) != STC_OK)
@@ -944,12 +983,9 @@ static stc_status run_trial(stc_tuner *t, const select_request *req,
     tr->runs++;
     if (run_measure(req, index, &ns, f) != STC_OK)
       return f->status;
-    double ratio = (double)ns / x->reference_estimate;
-    if (p->early_rejection && beyond_bar(p, x, ratio, p->race_warmup_factor))
-      return race_out(tr, f,
-                      "rejected early: a warm-up run took %.3gx the "
-                      "reference's time, over %.3gx the bar %.4f",
-                      ratio, p->race_warmup_factor, bar_of(p, x));
+    if (race_stops(p, x, &r, ns, (double)ns / x->reference_estimate, 0, tr,
+                   f))
+      return f->status;
   }
   if (!validated) {
     tr->runs++;
@@ -985,20 +1021,9 @@ static stc_status run_trial(stc_tuner *t, const select_request *req,
     if (pair[0] == 0 || pair[1] == 0)
       return fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
     tr->pairs = sample + 1;
-    /* The last pair is scored as a whole instead: a full measurement says
-     * "lost" with its noise, which racing need not guess. */
-    if (p->early_rejection && tr->pairs >= p->race_pairs &&
-        tr->pairs < p->samples) {
-      for (size_t i = 0; i < tr->pairs; i++)
-        scratch[i] = (double)pairs[i][1] / (double)pairs[i][0];
-      double ratio = median(scratch, tr->pairs);
-      if (beyond_bar(p, x, ratio, 1.0 + p->race_margin))
-        return race_out(tr, f,
-                        "rejected early: paired median ratio %.4f after %zu "
-                        "of %" PRIu32 " pairs is over %.3gx the bar %.4f",
-                        ratio, tr->pairs, p->samples, 1.0 + p->race_margin,
-                        bar_of(p, x));
-    }
+    if (race_stops(p, x, &r, pair[1], (double)pair[1] / (double)pair[0],
+                   tr->pairs, tr, f))
+      return f->status;
   }
   return STC_OK;
 }
@@ -1232,7 +1257,7 @@ static stc_status explore(stc_tuner *t, const select_request *req,
     } else {
       attempted++;
       trial tr = {0};
-      status = run_trial(t, req, index, &clock, x, pairs, scratch, &tr, f);
+      status = run_trial(t, req, index, &clock, x, pairs, &tr, f);
       report->trials = tr.runs;
       exhausted |= tr.cut;
       if (tr.pairs) {
