@@ -20,8 +20,14 @@ whose @main calls the site once, and run:
           estimate from the samples column, marked '~');
   noer    the same with early rejection off (STC_TUNE_EARLY_REJECTION=0):
           shows whether racing changes the pick.
+  steady  the steady-state oracle: the same object linked with the
+          forced-variant stand-in of forced-variants.test (STC_STUB_VARIANT=k,
+          published into the slot), each variant's time per call in a loop of
+          --min-time seconds after its first call: what a program runs after
+          the tune, without the trial runner's scratch copies.
 regret = oracle ratio of the pick / the oracle's best ratio (the reference
-counts, at 1.0). 'gen>blas' marks workloads where the best generated variant
+counts, at 1.0); st_regr = the pick's steady-state time / the fastest
+variant's. 'gen>blas' marks workloads where the best generated variant
 beats the vendor-BLAS variant in the oracle. Every run's printed output must
 match the STC_TUNE=off run's (reference), else WRONG and exit status 1;
 timings never fail the script.
@@ -36,8 +42,11 @@ usage: bench/regret.sh [--quick] [--only REGEX] [--oracle-samples N]
                     (1024^3, 128x768x3072), N fresh caches each (default 5;
                     0 with --quick)
   --no-noer         skip the early-rejection-off run
+  --no-steady-oracle  skip the steady-state oracle
+  --min-time S      seconds of steady-state calls per variant (default 0.3; quick 0.05)
   --jobs N          parallel compiles (default 2)
-  --keep DIR        keep programs, executables and logs in DIR
+  --keep DIR        keep programs, executables, build logs and each run's
+                    stderr (NAME.{oracle,pick,noer}.stderr: the reports) in DIR
   --csv FILE        default bench/results/regret.csv (quick: regret-quick.csv)
   --list            print the workload table (markdown) and exit
 Tools: STC_BIN (default build/plain/bin); see bench/stcbench.py.
@@ -135,6 +144,8 @@ def main():
     ap.add_argument("--oracle-samples", type=int, default=15)
     ap.add_argument("--stability", type=int)
     ap.add_argument("--no-noer", action="store_true")
+    ap.add_argument("--no-steady-oracle", dest="steady_oracle", action="store_false")
+    ap.add_argument("--min-time", type=float)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--keep")
     ap.add_argument("--csv")
@@ -156,6 +167,7 @@ def main():
     if not wls:
         sb.die("no workload matches")
     stability = a.stability if a.stability is not None else (0 if a.quick else 5)
+    a.min_time = a.min_time or (0.05 if a.quick else 0.3)
     csv = a.csv or os.path.join(sb.ROOT, "bench", "results",
                                 "regret-quick.csv" if a.quick else "regret.csv")
     work = a.keep or tempfile.mkdtemp(prefix="stc-regret.")
@@ -180,21 +192,24 @@ def main():
             return name, None, str(e)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         built = {n: (cs, err) for n, cs, err in pool.map(compile_one, wls)}
+    stub = sb.stub_library(work) if a.steady_oracle else None
 
     # 2. Run: reference, oracle, cold pick, cold pick without early rejection.
-    hdr = ("%-20s %-13s %4s %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s  %s"
+    hdr = ("%-20s %-13s %4s %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s %-26s %7s  %s"
            % ("workload", "op", "vars", "oracle best", "ratio", "pick (cold)", "regret",
-              "tune_s", "trials", "pick (no early rej.)", "same", "blas", "gen>blas", "check"))
+              "tune_s", "trials", "pick (no early rej.)", "same", "blas", "gen>blas",
+              "steady-state best", "st_regr", "check"))
     print(hdr)
     rows, failures = [], 0
     regrets, tunes, trials_l, noer_regrets, same, gen_beats, blas_cmp = [], [], [], [], 0, 0, 0
+    steady_regrets = []
     for name, kind, dims, src in wls:
         cs, err = built[name]
         exe = os.path.join(work, name)
         if err:
             print("%-20s %-13s BUILD FAILED: %s" % (name, kind, err))
             failures += 1
-            rows.append([name, kind, "x".join(map(str, dims))] + [None] * 17 + ["BUILD FAILED"])
+            rows.append([name, kind, "x".join(map(str, dims))] + [None] * 16 + ["BUILD FAILED"] + [None] * 5)
             continue
         notes = []
         ref = sb.run(exe, {"STC_TUNE": "off"}, cache=os.path.join(work, name + ".c0"))
@@ -205,13 +220,27 @@ def main():
         pick = sb.run(exe, {"STC_TUNE_REPORT": "1"}, cache=os.path.join(work, name + ".c2"))
         noer = None if a.no_noer else sb.run(exe, {"STC_TUNE_REPORT": "1", "STC_TUNE_EARLY_REJECTION": "0"},
                                               cache=os.path.join(work, name + ".c3"))
-        for label, r in (("oracle", orc), ("pick", pick), ("noer", noer)):
+        for label, r in (("reference", ref), ("oracle", orc), ("pick", pick), ("noer", noer)):
             if r is None:
+                continue
+            with open(os.path.join(work, "%s.%s.stderr" % (name, label)), "w") as f:
+                f.write(r.err)
+            if label == "reference":
                 continue
             if r.rc != 0:
                 notes.append("%s run failed (rc %d)" % (label, r.rc))
             elif not sb.same_values(r.values(), expect):
                 notes.append("%s WRONG output" % label)
+        # The steady-state oracle: every variant forced, its time per call.
+        st_times, st_regret, st_best = {}, None, None
+        if stub:
+            try:
+                sb.link(exe + ".o", exe + ".forced", rt=stub, log=os.path.join(work, name + ".log"))
+                st_times, probs = sb.forced_variant_times(exe + ".forced", min_time=a.min_time,
+                                                          expect=expect)
+                notes += ["steady oracle: " + p_ for p_ in probs]
+            except sb.BuildError as e:
+                notes.append("steady oracle: " + str(e))
         orep, prep = site_report(orc), site_report(pick)
         nrep = site_report(noer) if noer else None
         if not orep or not prep or (noer and not nrep):
@@ -237,6 +266,11 @@ def main():
             return ratios[w] / best_r if w in ratios else None
         rg, nrg = regret_of(prep), regret_of(nrep)
         pw = prep["winner"] if prep else None
+        if st_times:
+            st_best = min(st_times, key=st_times.get)
+            if pw in st_times:
+                st_regret = st_times[pw] / st_times[st_best]
+                steady_regrets.append(st_regret)
         nw = nrep["winner"] if nrep else None
         if prep and pw not in ratios:
             notes.append("pick %s has no oracle ratio" % pw)
@@ -266,15 +300,22 @@ def main():
         check = "; ".join(notes) if notes else "ok"
         if prep and prep["exhausted"]:
             check += " (budget exhausted)"
-        print("%-20s %-13s %4d %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s  %s"
+        print("%-20s %-13s %4d %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s %-26s %7s  %s"
               % (name, kind, nvars, best or "-", sb.fmt(best_r), pw or "-", sb.fmt(rg), sb.fmt(tune_s),
                  ("~%d" if est else "%d") % trials if trials is not None else "-",
                  nw or "-", ("yes" if pw == nw else "NO") if nw else "-", sb.fmt(blas_r),
-                 {None: "-", True: "yes", False: "no"}[gb], check), flush=True)
+                 {None: "-", True: "yes", False: "no"}[gb], st_best or "-", sb.fmt(st_regret),
+                 check), flush=True)
         rows.append([name, kind, "x".join(map(str, dims)), nvars, best, best_r, pw,
                      ratios.get(pw), rg, tune_s, trials, int(est), pick.wall, nw, nrg,
                      nrep["elapsed_ms"] / 1000 if nrep and nrep["elapsed_ms"] is not None else None,
-                     blas_r, gen_r, cs, check])
+                     blas_r, gen_r, cs, check,
+                     " ".join("%s=%s/%s" % (c["name"], sb.fmt(c.get("ratio")), sb.fmt(c.get("noise")))
+                              for c in (orep["candidates"] if orep else [])),
+                     " ".join("%s:%s" % (c["name"], c["note"].split(":")[0])
+                              for c in (prep["candidates"] if prep else [])),
+                     st_best, st_regret,
+                     " ".join("%s=%.6g" % (n_, t_ * 1000) for n_, t_ in sorted(st_times.items()))])
 
     # 3. Stability: the two matmuls, N cold caches each.
     stab_fields = []
@@ -302,26 +343,32 @@ def main():
                        "pick", "pick_ratio", "regret", "tune_s", "trials", "trials_estimated",
                        "pick_process_s", "pick_no_early_rejection", "regret_no_early_rejection",
                        "tune_s_no_early_rejection", "blas_ratio", "best_generated_ratio",
-                       "compile_s", "check"], rows)
+                       "compile_s", "check", "oracle_ratio_noise", "pick_notes",
+                       "steady_best", "steady_regret", "steady_ms_per_call"], rows)
     if stab_rows:
         sb.write_csv(csv.replace(".csv", "-stability.csv"),
                      ["workload", "winners", "same", "runs", "tune_s"], stab_rows)
     n = len(regrets)
     print("summary: %d workloads with a regret; geomean %s, worst %s; tuning time per site median %s s, "
           "max %s s; trials median %s; early rejection off: same pick %d/%d, geomean %s; "
-          "a generated variant beats BLAS on %d of %d; %.0f s in all; CSV %s"
+          "a generated variant beats BLAS on %d of %d; steady-state regret geomean %s, worst %s; "
+          "%.0f s in all; CSV %s"
           % (n, sb.fmt(sb.geomean(regrets), "%.4f"), sb.fmt(max(regrets) if regrets else None, "%.4f"),
              sb.fmt(sb.median(tunes), "%.3f"), sb.fmt(max(tunes) if tunes else None, "%.3f"),
              sb.fmt(sb.median(trials_l), "%.0f"), same, len(noer_regrets) if not a.no_noer else 0,
-             sb.fmt(sb.geomean(noer_regrets), "%.4f"), gen_beats, blas_cmp, time.time() - t_start, csv))
+             sb.fmt(sb.geomean(noer_regrets), "%.4f"), gen_beats, blas_cmp,
+             sb.fmt(sb.geomean(steady_regrets), "%.4f"),
+             sb.fmt(max(steady_regrets) if steady_regrets else None, "%.4f"), time.time() - t_start, csv))
     print("RESULT regret geomean=%s worst=%s median_tune_s=%s max_tune_s=%s median_trials=%s "
-          "workloads=%d noer_same_pick=%d/%d noer_geomean=%s gen_beats_blas=%d/%d %sdefault_lowering=%s "
-          "failures=%d"
+          "workloads=%d noer_same_pick=%d/%d noer_geomean=%s gen_beats_blas=%d/%d steady_geomean=%s "
+          "steady_worst=%s %sdefault_lowering=%s failures=%d"
           % (sb.fmt(sb.geomean(regrets), "%.4f"), sb.fmt(max(regrets) if regrets else None, "%.4f"),
              sb.fmt(sb.median(tunes), "%.3f"), sb.fmt(max(tunes) if tunes else None, "%.3f"),
              sb.fmt(sb.median(trials_l), "%.0f"), n, same,
              0 if a.no_noer else len([w for w in rows if w[13]]),
              sb.fmt(sb.geomean(noer_regrets), "%.4f"), gen_beats, blas_cmp,
+             sb.fmt(sb.geomean(steady_regrets), "%.4f"),
+             sb.fmt(max(steady_regrets) if steady_regrets else None, "%.4f"),
              "".join("stable_%s " % f for f in stab_fields),
              "fast" if sb.supports_default_lowering() else "loops", failures))
     return 1 if failures else 0

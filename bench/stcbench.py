@@ -546,6 +546,33 @@ def run(exe, env_extra=None, steady=False, cache=None, timeout=1800):
     return Run(rc, out, err, time.time() - t0)
 
 
+def forced_variant_times(exe, env=None, min_time=0.3, limit=64, expect=None):
+    """exe linked with stub_library(): runs variant k = 0, 1, ... of every
+    site (STC_STUB_VARIANT=k, published into the slot) with the steady-state
+    loop (at least one timed call, then until min_time seconds) until k
+    wraps to the reference at every site. Returns {name: seconds per call}
+    (name: the variants' names joined with '+' over the sites; 'reference'
+    for k = 0) and a list of problems (failed runs, outputs that differ
+    from expect)."""
+    times, problems = {}, []
+    for k in range(limit):
+        r = run(exe, dict(env or {}, STC_STUB_VARIANT=str(k), STC_STUB_PUBLISH="1",
+                          STC_STUB_TRACE="1", STC_BENCH_MIN_CALLS="1",
+                          STC_BENCH_MIN_TIME=str(min_time)), steady=True)
+        names = sorted({m.group(1) for m in re.finditer(r"stub: \S+ -> (\S+)", r.err)})
+        if k > 0 and (not names or names == ["reference"]):
+            break
+        label = "+".join(n for n in names if n != "reference") or "reference"
+        st = r.steady() if r.rc == 0 else None
+        if not st:
+            problems.append("%s run failed (rc %d)" % (label, r.rc))
+            continue
+        if expect is not None and not same_values(r.values(), expect):
+            problems.append("%s WRONG output" % label)
+        times[label] = st[1] / st[0]
+    return times, problems
+
+
 def same_values(a, b, rtol=1e-3, atol=1e-4):
     if len(a) != len(b) or not a:
         return False
