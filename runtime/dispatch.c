@@ -388,17 +388,29 @@ static char *operation_of(const stc_rt_site *site) {
   return text;
 }
 
+/* What the exploration order of one decide() looks at. */
+typedef struct order_context {
+  const stc_rt_site *site;
+  const stc_candidate *candidates;
+  stc_tuner *tuner;
+} order_context;
+
 /* The exploration order (DESIGN.md section 6, Economics), so that a
  * budget cut drops the least promising: eligible vendor-library variants
  * first (often several times faster than any generated schedule), then the
  * variants that won other workloads of the same op kind in this process or
  * on disk (most wins first), then the descriptor's order, which the
- * compiler emits in static-cost order. Writes order (num_variants slots);
- * returns how many it wrote (0 without memory: the tuner's index order). */
-static size_t promising_order(const stc_rt_site *site,
-                              const stc_candidate *candidates,
-                              stc_tuner *tuner, size_t *order) {
+ * compiler emits in static-cost order. The tuner asks for it only when it
+ * explores, so a cached decision never reads the disk's records. Writes
+ * order (capacity = num_variants); returns how many it wrote (0 without
+ * memory: the tuner's index order). */
+static size_t promising_order(void *user, size_t *order, size_t capacity) {
+  const order_context *context = user;
+  const stc_rt_site *site = context->site;
+  const stc_candidate *candidates = context->candidates;
   size_t count = site->num_variants, n = 0;
+  if (capacity < count)
+    return 0;
   bool *placed = calloc(count, sizeof *placed);
   if (!placed)
     return 0;
@@ -412,7 +424,8 @@ static size_t promising_order(const stc_rt_site *site,
   stc_win_count *wins = NULL;
   size_t num_wins = 0;
   if (site->op_name && site->op_name[0] &&
-      stc_tuner_win_counts(tuner, site->op_name, NULL, &wins, &num_wins) ==
+      stc_tuner_win_counts(context->tuner, site->op_name, NULL, &wins,
+                           &num_wins) ==
           STC_OK) {
     for (size_t i = 0; i < num_wins; i++)
       for (size_t v = 0; v < count; v++)
@@ -437,10 +450,9 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   size_t reference = site->reference, count = site->num_variants;
   char environment[4096], message[512] = "";
   stc_candidate *candidates = calloc(count, sizeof *candidates);
-  size_t *order = calloc(count, sizeof *order);
   char *operation = operation_of(site);
   stc_rt__trial *trial = NULL;
-  if (!candidates || !order || !operation) {
+  if (!candidates || !operation) {
     warn_site(site, "out of memory while building the tuning problem");
     goto fallback; /* not published: a later call may have memory */
   }
@@ -464,7 +476,6 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     if (status == STC_ERR_NOMEM)
       goto fallback;
     free(candidates);
-    free(order);
     free(operation);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
     return publish(s, w, reference, NULL, config);
@@ -479,12 +490,11 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   stc_error err;
   stc_error_clear(&err);
   uint64_t start = now_ns();
-  size_t order_count = config->policy.order == STC_ORDER_PROMISING
-                           ? promising_order(site, candidates, tuner, order)
-                           : 0;
+  order_context context = {site, candidates, tuner};
+  stc_exploration_order order = {&context, promising_order};
   status = stc_tuner_select_ordered(tuner, &problem, candidates, count,
-                                    reference, order, order_count, &runner,
-                                    &decision, &err);
+                                    reference, &order, &runner, &decision,
+                                    &err);
   stc_rt__tuning_ns_add(now_ns() - start);
   atomic_fetch_add_explicit(&g_selections, 1, memory_order_relaxed);
   stc_rt__note_cache_warnings(tuner, before.cache_warnings);
@@ -512,12 +522,10 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       print_report(site, operation, w);
   }
   free(candidates);
-  free(order);
   free(operation);
   return chosen;
 fallback:
   free(candidates);
-  free(order);
   free(operation);
   atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   return reference;

@@ -78,7 +78,8 @@ typedef struct stc_tuner_policy {
    * far and 1/min_speedup, which a candidate must beat to win. */
   bool early_rejection;        /* racing, default true [false]: from its
                                   second timed run on, a candidate whose
-                                  best ratio so far is beyond the bar stops */
+                                  ratio (the best so far until 3 pairs, then
+                                  their median) is beyond the bar stops */
   uint32_t race_pairs;         /* pairs after which race_margin judges,
                                   default 1 (>= 1) */
   double race_margin;          /* after k pairs: beyond the bar by more than
@@ -252,16 +253,27 @@ stc_status stc_tuner_select(stc_tuner *tuner, const stc_problem *problem,
                             size_t reference, const stc_trial_runner *runner,
                             stc_decision *out, stc_error *err);
 
-/* stc_tuner_select with an exploration order: order (may be NULL when
- * order_count is 0) lists candidate indices, most promising first, each at
- * most once (the reference may appear and is skipped: it always runs
- * first); unlisted candidates follow in index order. Under the policy's
- * order "declared" the order is ignored. The order never changes the cache
- * key. STC_ERR_INVALID for an index out of range or listed twice. */
+/* The caller's exploration order, asked for only when the tuner explores
+ * (a decision from memory or disk never pays for it). */
+typedef struct stc_exploration_order {
+  void *user;
+  /* Writes at most capacity candidate indices into order, most promising
+   * first, each at most once (the reference may appear and is skipped: it
+   * always runs first), and returns how many it wrote; unlisted candidates
+   * follow in index order. Called at most once per select, with no tuner
+   * lock held (it may call stc_tuner_win_counts). */
+  size_t (*fill)(void *user, size_t *order, size_t capacity);
+} stc_exploration_order;
+
+/* stc_tuner_select with an exploration order (order may be NULL, as may
+ * its fill: index order). Under the policy's order "declared" the order is
+ * not asked for. The order never changes the cache key. STC_ERR_INVALID
+ * when the order lists an index out of range or twice, or more than
+ * capacity indices: nothing is remembered then. */
 stc_status stc_tuner_select_ordered(stc_tuner *tuner, const stc_problem *problem,
                                     const stc_candidate *candidates,
                                     size_t count, size_t reference,
-                                    const size_t *order, size_t order_count,
+                                    const stc_exploration_order *order,
                                     const stc_trial_runner *runner,
                                     stc_decision *out, stc_error *err);
 

@@ -524,8 +524,7 @@ typedef struct select_request {
   size_t count;
   size_t reference;
   const stc_trial_runner *runner;
-  const size_t *order; /* the caller's exploration order, checked */
-  size_t order_count;
+  const stc_exploration_order *order; /* may be NULL */
   char *key; /* owned */
   uint64_t hash;
 } select_request;
@@ -913,43 +912,54 @@ typedef struct race {
 } race;
 
 /* Adds one timed run of the candidate and judges it: true when it should
- * stop (f gets why). It is judged on its smallest ratio, so that one slow
- * run (a preemption) cannot stop it, and only from its second run on and
- * when its runs take at least race_min_ns: shorter ones are too noisy to
- * judge and timing them in full costs little. Before race_pairs pairs the
- * ratio must be over race_warmup_factor x the bar; after k pairs over
- * (1 + race_margin / sqrt(k)) x the bar: the margin shrinks like the
- * standard error of k pairs, so a candidate a little slower than the bar
- * stops after a few pairs instead of all. On stable timings every ratio is
- * the candidate's final one, so racing only stops candidates that would
- * have lost (beyond_bar). */
+ * stop (f gets why). Racing judges from the candidate's second timed run
+ * on, and only runs of at least race_min_ns: shorter ones are too noisy to
+ * judge and timing them in full costs little. Its ratio is the smallest
+ * seen until it has three pairs, so that one slow run (a preemption)
+ * cannot stop it, then the median of its pairs, which three already make
+ * robust to one outlier either way (the smallest of many would only grow
+ * more optimistic). Before race_pairs pairs that ratio must be over
+ * race_warmup_factor x the bar; after k pairs over (1 + race_margin /
+ * sqrt(k)) x the bar: the margin shrinks like the standard error of k
+ * pairs, so a candidate a little slower than the bar stops after a few
+ * pairs instead of all. On stable timings every ratio is the candidate's
+ * final one, so racing only stops candidates that would have lost
+ * (beyond_bar). */
 static bool race_stops(const stc_tuner_policy *p, const exploration *x,
-                       race *r, uint64_t ns, double ratio, size_t pairs,
-                       trial *tr, failure *f) {
+                       race *r, uint64_t ns, double ratio,
+                       const uint64_t (*pairs)[2], size_t num_pairs,
+                       double *scratch, trial *tr, failure *f) {
   r->runs++;
   r->fastest = ns < r->fastest ? ns : r->fastest;
   r->optimistic = ratio < r->optimistic ? ratio : r->optimistic;
   /* The last pair is scored as a whole instead: a full measurement says
    * "lost" with its noise, which racing need not guess. */
   if (!p->early_rejection || r->runs < 2 || r->fastest < p->race_min_ns ||
-      pairs >= p->samples)
+      num_pairs >= p->samples)
     return false;
-  double factor = pairs >= p->race_pairs
-                      ? 1.0 + p->race_margin / sqrt((double)pairs)
+  double judged = r->optimistic;
+  if (num_pairs >= 3) {
+    for (size_t i = 0; i < num_pairs; i++)
+      scratch[i] = (double)pairs[i][1] / (double)pairs[i][0];
+    judged = median(scratch, num_pairs);
+  }
+  double factor = num_pairs >= p->race_pairs
+                      ? 1.0 + p->race_margin / sqrt((double)num_pairs)
                       : p->race_warmup_factor;
-  if (!beyond_bar(p, x, r->optimistic, factor))
+  if (!beyond_bar(p, x, judged, factor))
     return false;
   tr->raced_out = true;
-  if (pairs >= p->race_pairs)
+  if (num_pairs >= p->race_pairs)
     fail(f, STC_ERR_REJECTED,
-         "rejected early: best ratio %.4f after %zu of %" PRIu32
+         "rejected early: %s ratio %.4f after %zu of %" PRIu32
          " pairs is over %.3gx the bar %.4f",
-         r->optimistic, pairs, p->samples, factor, bar_of(p, x));
+         num_pairs >= 3 ? "paired median" : "best", judged, num_pairs,
+         p->samples, factor, bar_of(p, x));
   else
     fail(f, STC_ERR_REJECTED,
          "rejected early: best ratio %.4f in %zu runs (%zu pairs) is over "
          "%.3gx the bar %.4f",
-         r->optimistic, r->runs, pairs, factor, bar_of(p, x));
+         judged, r->runs, num_pairs, factor, bar_of(p, x));
   return true;
 }
 
@@ -963,7 +973,7 @@ static bool race_stops(const stc_tuner_policy *p, const exploration *x,
 static stc_status run_trial(stc_tuner *t, const select_request *req,
                             size_t index, const budget_clock *clock,
                             const exploration *x, uint64_t (*pairs)[2],
-                            trial *tr, failure *f) {
+                            double *scratch, trial *tr, failure *f) {
   const stc_tuner_policy *p = &t->policy;
   uint32_t warmups = p->warmups;
   bool validated = false;
@@ -983,8 +993,8 @@ static stc_status run_trial(stc_tuner *t, const select_request *req,
     tr->runs++;
     if (run_measure(req, index, &ns, f) != STC_OK)
       return f->status;
-    if (race_stops(p, x, &r, ns, (double)ns / x->reference_estimate, 0, tr,
-                   f))
+    if (race_stops(p, x, &r, ns, (double)ns / x->reference_estimate,
+                   (const uint64_t(*)[2])pairs, 0, scratch, tr, f))
       return f->status;
   }
   if (!validated) {
@@ -1022,7 +1032,7 @@ static stc_status run_trial(stc_tuner *t, const select_request *req,
       return fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
     tr->pairs = sample + 1;
     if (race_stops(p, x, &r, pair[1], (double)pair[1] / (double)pair[0],
-                   tr->pairs, tr, f))
+                   (const uint64_t(*)[2])pairs, tr->pairs, scratch, tr, f))
       return f->status;
   }
   return STC_OK;
@@ -1131,24 +1141,27 @@ static void report_partial(const uint64_t (*pairs)[2], const trial *tr,
   }
 }
 
-/* The exploration order of the candidates other than the reference: the
- * caller's (already checked) order under "promising", then the rest in
- * index order. */
-static void exploration_order(const stc_tuner_policy *p,
-                              const select_request *req, bool *listed,
+/* The exploration order of the candidates other than the reference into
+ * sequence: the caller's (given, under "promising"), then the rest in index
+ * order. False when the caller's lists an index out of range or twice. */
+static bool exploration_order(const select_request *req, const size_t *given,
+                              size_t given_count, bool *listed,
                               size_t *sequence) {
   size_t n = 0;
-  if (p->order == STC_ORDER_PROMISING)
-    for (size_t i = 0; i < req->order_count; i++) {
-      size_t index = req->order[i];
-      if (index != req->reference && !listed[index]) {
-        listed[index] = true;
-        sequence[n++] = index;
-      }
-    }
+  if (given_count > req->count)
+    return false;
+  for (size_t i = 0; i < given_count; i++) {
+    size_t index = given[i];
+    if (index >= req->count || listed[index])
+      return false;
+    listed[index] = true;
+    if (index != req->reference)
+      sequence[n++] = index;
+  }
   for (size_t index = 0; index < req->count; index++)
     if (index != req->reference && !listed[index])
       sequence[n++] = index;
+  return true;
 }
 
 static stc_status explore(stc_tuner *t, const select_request *req,
@@ -1169,15 +1182,26 @@ static stc_status explore(stc_tuner *t, const select_request *req,
   size_t *report_of = calloc(req->count, sizeof *report_of);
   bool *listed = calloc(req->count, sizeof *listed);
   size_t *sequence = calloc(req->count, sizeof *sequence);
+  size_t *given = calloc(req->count, sizeof *given);
   stc_status status = STC_OK;
   if (!pairs || !scratch || !scored || !report_of || !listed || !sequence ||
+      !given ||
       !report_start(&x->report, req->problem, req->candidates[reference].name,
                     req->count)) {
     status = fail(f, STC_ERR_NOMEM, "out of memory starting a tune");
     goto done;
   }
-  /* Report order: the reference first, then the exploration order. */
-  exploration_order(p, req, listed, sequence);
+  /* Report order: the reference first, then the exploration order, asked
+   * for now that it is needed. */
+  size_t given_count = 0;
+  if (p->order == STC_ORDER_PROMISING && req->order && req->order->fill)
+    given_count = req->order->fill(req->order->user, given, req->count);
+  if (!exploration_order(req, given, given_count, listed, sequence)) {
+    status = fail(f, STC_ERR_INVALID,
+                  "an exploration order lists candidate indices below the "
+                  "candidate count, each at most once");
+    goto done;
+  }
   report_of[reference] = 0;
   for (size_t i = 0; i + 1 < req->count; i++)
     report_of[sequence[i]] = i + 1;
@@ -1257,7 +1281,7 @@ static stc_status explore(stc_tuner *t, const select_request *req,
     } else {
       attempted++;
       trial tr = {0};
-      status = run_trial(t, req, index, &clock, x, pairs, &tr, f);
+      status = run_trial(t, req, index, &clock, x, pairs, scratch, &tr, f);
       report->trials = tr.runs;
       exhausted |= tr.cut;
       if (tr.pairs) {
@@ -1307,6 +1331,7 @@ done:
   free(report_of);
   free(listed);
   free(sequence);
+  free(given);
   if (status != STC_OK)
     report_clear(&x->report);
   return status;
@@ -1522,45 +1547,18 @@ static void release_permit(stc_tuner *t, const select_request *req) {
   unlock_state(t);
 }
 
-/* The caller's order lists each candidate at most once. */
-static stc_status check_order(const size_t *order, size_t order_count,
-                              size_t count, stc_error *err) {
-  if (order_count == 0)
-    return STC_OK;
-  bool *seen = order && order_count <= count ? calloc(count, sizeof *seen)
-                                             : NULL;
-  if (order && order_count <= count && !seen) {
-    stc_error_set(err, NULL, 0, 0, "out of memory checking the order");
-    return STC_ERR_NOMEM;
-  }
-  bool ok = seen != NULL;
-  for (size_t i = 0; ok && i < order_count; i++) {
-    ok = order[i] < count && !seen[order[i]];
-    if (ok)
-      seen[order[i]] = true;
-  }
-  free(seen);
-  if (!ok) {
-    stc_error_set(err, NULL, 0, 0,
-                  "an exploration order lists candidate indices below the "
-                  "candidate count, each at most once");
-    return STC_ERR_INVALID;
-  }
-  return STC_OK;
-}
-
 stc_status stc_tuner_select(stc_tuner *tuner, const stc_problem *problem,
                             const stc_candidate *candidates, size_t count,
                             size_t reference, const stc_trial_runner *runner,
                             stc_decision *out, stc_error *err) {
   return stc_tuner_select_ordered(tuner, problem, candidates, count, reference,
-                                  NULL, 0, runner, out, err);
+                                  NULL, runner, out, err);
 }
 
 stc_status stc_tuner_select_ordered(stc_tuner *tuner, const stc_problem *problem,
                                     const stc_candidate *candidates,
                                     size_t count, size_t reference,
-                                    const size_t *order, size_t order_count,
+                                    const stc_exploration_order *order,
                                     const stc_trial_runner *runner,
                                     stc_decision *out, stc_error *err) {
   if (out)
@@ -1573,12 +1571,10 @@ stc_status stc_tuner_select_ordered(stc_tuner *tuner, const stc_problem *problem
   }
   stc_status status =
       check_request(tuner, problem, candidates, count, reference, err);
-  if (status == STC_OK)
-    status = check_order(order, order_count, count, err);
   if (status != STC_OK)
     return status;
   select_request req = {problem, candidates, count, reference, runner,
-                        order,   order_count, NULL,  0};
+                        order,   NULL,       0};
   if ((status = build_key(tuner, &req, err)) != STC_OK)
     return status;
 

@@ -2356,6 +2356,34 @@ STC_TEST(many_keys_stay_bounded_and_findable) {
 
 /* ---- economics: racing, order, budget cuts, targets, trials ------------- */
 
+/* A fixed exploration order, and how often the tuner asked for it. It may
+ * claim more indices than it holds (to test the capacity check). */
+typedef struct fixed_order {
+  const size_t *items;
+  size_t count, claimed, calls;
+} fixed_order;
+
+static size_t fill_fixed(void *user, size_t *order, size_t capacity) {
+  fixed_order *o = user;
+  o->calls++;
+  size_t n = o->count < capacity ? o->count : capacity;
+  if (n)
+    memcpy(order, o->items, n * sizeof *order);
+  return o->claimed > o->count ? o->claimed : o->count;
+}
+
+/* stc_tuner_select_ordered with the order items[0..n-1]. */
+static stc_status select_in_order(stc_tuner *t, const stc_problem *p,
+                                  const stc_candidate *c, size_t count,
+                                  size_t reference, const size_t *items,
+                                  size_t n, const stc_trial_runner *r,
+                                  stc_decision *d, stc_error *err) {
+  fixed_order o = {items, n, 0, 0};
+  stc_exploration_order order = {&o, fill_fixed};
+  return stc_tuner_select_ordered(t, p, c, count, reference, &order, r, d,
+                                  err);
+}
+
 /* The default policy without a target or a reachable budget: what the
  * racing property compares with the exhaustive search. */
 static void unbounded_policy(stc_tuner_policy *pol) {
@@ -2570,6 +2598,37 @@ STC_TEST(economics_racing_stops_clearly_slower_candidates) {
   stc_tuner_destroy(t);
 }
 
+STC_TEST(economics_racing_judges_the_median_from_three_pairs) {
+  /* One lucky fast pair (0.5) among slow ones (1.3): the smallest ratio
+   * would keep it forever; from three pairs on the median (1.3) is judged
+   * against 1 + 0.25/sqrt(3) = 1.144x the bar 1/1.05. */
+  stc_tuner_policy pol;
+  unbounded_policy(&pol);
+  stc_tuner *t = new_tuner(&pol, NULL);
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 0};
+  static const uint64_t lucky_once[] = {130, 50, 130};
+  fake f;
+  fake_init(&f, 2, times);
+  f.script[1] = lucky_once;
+  f.script_len[1] = 3;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+  STC_CHECK_EQ_U64(d.index, 0);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_U64(f.measures[1], 1 + 3);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK_CONTAINS(r[0].candidates[1].note,
+                     "rejected early: paired median ratio 1.3000 after 3 of 7");
+  STC_CHECK_EQ_U64(r[0].candidates[1].samples, 3);
+  stc_tune_reports_free(r, n);
+  stc_tuner_destroy(t);
+}
+
 STC_TEST(economics_one_slow_run_does_not_stop_a_candidate) {
   /* "a" is 4x faster, but its first paired run is preempted (10x its
    * time): its warm-up run still shows 0.25, and racing judges the best
@@ -2590,7 +2649,7 @@ STC_TEST(economics_one_slow_run_does_not_stop_a_candidate) {
   stc_trial_runner r = runner_of(&f);
   stc_decision d;
   STC_CHECK_EQ_INT(
-      stc_tuner_select_ordered(t, &p, c, 3, 0, order, 2, &r, &d, NULL), STC_OK);
+      select_in_order(t, &p, c, 3, 0, order, 2, &r, &d, NULL), STC_OK);
   STC_CHECK_STR_EQ(d.name, "a");
   STC_CHECK(fabs(d.ratio - 0.25) < 1e-12);
   stc_decision_clear(&d);
@@ -2676,11 +2735,11 @@ STC_TEST(economics_racing_never_changes_the_winner_on_stable_timings) {
     fake_init(&f_on, count, times);
     fake_init(&f_off, count, times);
     stc_trial_runner r_on = runner_of(&f_on), r_off = runner_of(&f_off);
-    STC_CHECK_EQ_INT(stc_tuner_select_ordered(t_on, &p, c, count, reference,
+    STC_CHECK_EQ_INT(select_in_order(t_on, &p, c, count, reference,
                                               order, order_count, &r_on,
                                               &d_on, NULL),
                      STC_OK);
-    STC_CHECK_EQ_INT(stc_tuner_select_ordered(t_off, &p, c, count, reference,
+    STC_CHECK_EQ_INT(select_in_order(t_off, &p, c, count, reference,
                                               order, order_count, &r_off,
                                               &d_off, NULL),
                      STC_OK);
@@ -2763,7 +2822,7 @@ STC_TEST(economics_caller_order_is_explored_first) {
   stc_trial_runner r = runner_of(&f);
   stc_decision d;
   STC_CHECK_EQ_INT(
-      stc_tuner_select_ordered(t, &p, c, 4, 0, order, 3, &r, &d, NULL), STC_OK);
+      select_in_order(t, &p, c, 4, 0, order, 3, &r, &d, NULL), STC_OK);
   STC_CHECK_STR_EQ(d.name, "c");
   stc_decision_clear(&d);
   /* The reference's runs come first, then c's validation-warmed runs. */
@@ -2789,27 +2848,64 @@ STC_TEST(economics_caller_order_is_explored_first) {
   fake_init(&f, 4, times);
   r = runner_of(&f);
   STC_CHECK_EQ_INT(
-      stc_tuner_select_ordered(t, &p, c, 4, 0, order, 3, &r, &d, NULL), STC_OK);
+      select_in_order(t, &p, c, 4, 0, order, 3, &r, &d, NULL), STC_OK);
   STC_CHECK_STR_EQ(d.name, "a");
   stc_decision_clear(&d);
   STC_CHECK_EQ_INT(stc_tuner_reports(t, &reports, &n), STC_OK);
   STC_CHECK_STR_EQ(reports[0].candidates[1].name, "a");
   stc_tune_reports_free(reports, n);
 
-  /* A bad order is a bad request, whatever the policy. */
-  const size_t duplicate[] = {1, 1}, outside[] = {4};
-  stc_error_clear(&err);
-  STC_CHECK_EQ_INT(stc_tuner_select_ordered(t, &p, c, 4, 0, duplicate, 2, &r,
-                                            &d, &err),
-                   STC_ERR_INVALID);
-  STC_CHECK_CONTAINS(err.message, "order");
+  stc_tuner_destroy(t);
+
+  /* The order is asked for only when the tuner explores: a memory hit
+   * never pays for it. */
+  stc_tuner_policy_init(&pol);
+  t = new_tuner(&pol, NULL);
+  fixed_order asked = {order, 3, 0, 0};
+  stc_exploration_order by_asked = {&asked, fill_fixed};
+  fake_init(&f, 4, times);
+  r = runner_of(&f);
   STC_CHECK_EQ_INT(
-      stc_tuner_select_ordered(t, &p, c, 4, 0, outside, 1, &r, &d, &err),
-      STC_ERR_INVALID);
+      stc_tuner_select_ordered(t, &p, c, 4, 0, &by_asked, &r, &d, NULL),
+      STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_U64(asked.calls, 1);
   STC_CHECK_EQ_INT(
-      stc_tuner_select_ordered(t, &p, c, 4, 0, NULL, 1, &r, &d, &err),
-      STC_ERR_INVALID);
-  STC_CHECK(d.name == NULL);
+      stc_tuner_select_ordered(t, &p, c, 4, 0, &by_asked, &r, &d, NULL),
+      STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_U64(asked.calls, 1);
+  /* NULL orders and fills: index order. */
+  stc_exploration_order no_fill = {NULL, NULL};
+  stc_problem q = make_problem("other");
+  STC_CHECK_EQ_INT(
+      stc_tuner_select_ordered(t, &q, c, 4, 0, &no_fill, &r, &d, NULL), STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+
+  /* A bad order is a bad request: nothing runs, nothing is remembered. */
+  t = new_tuner(&pol, NULL);
+  const size_t duplicate[] = {1, 1}, outside[] = {4}, four[] = {1, 2, 3, 0};
+  fixed_order bad[] = {
+      {duplicate, 2, 0, 0}, {outside, 1, 0, 0}, {four, 4, 5, 0}};
+  for (size_t i = 0; i < 3; i++) {
+    stc_exploration_order by_bad = {&bad[i], fill_fixed};
+    fake_init(&f, 4, times);
+    r = runner_of(&f);
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(
+        stc_tuner_select_ordered(t, &p, c, 4, 0, &by_bad, &r, &d, &err),
+        STC_ERR_INVALID);
+    STC_CHECK_CONTAINS(err.message, "order");
+    STC_CHECK(d.name == NULL);
+    STC_CHECK_EQ_U64(total_measures(&f) + f.validations[0], 0);
+  }
+  stc_tuner_stats stats;
+  stc_tuner_stats_get(t, &stats);
+  STC_CHECK_EQ_U64(stats.tunes, 0);
   stc_tuner_destroy(t);
 }
 
@@ -2833,7 +2929,7 @@ STC_TEST(economics_order_decides_what_a_target_cut_drops) {
   const size_t order[] = {3};
   stc_decision d;
   STC_CHECK_EQ_INT(
-      stc_tuner_select_ordered(t, &p, c, 4, 0, order, 1, &r, &d, NULL), STC_OK);
+      select_in_order(t, &p, c, 4, 0, order, 1, &r, &d, NULL), STC_OK);
   STC_CHECK_STR_EQ(d.name, "c");
   stc_decision_clear(&d);
   /* A target never cuts a started candidate: c got all its pairs. */
@@ -3110,8 +3206,7 @@ static stc_status simulate_tune(const stc_tuner_policy *pol,
   stc_trial_runner r = {&s, simulated_validate, simulated_measure};
   stc_problem p = make_problem("1024x1024x1024");
   stc_status status =
-      stc_tuner_select_ordered(t, &p, c, count, 0, order, order_count, &r, d,
-                               NULL);
+      select_in_order(t, &p, c, count, 0, order, order_count, &r, d, NULL);
   *cost_ns = s.clock;
   stc_tuner_destroy(t);
   return status;
