@@ -121,11 +121,16 @@ static stc_tuner *new_tuner(const stc_tuner_policy *policy, const char *dir) {
   return t;
 }
 
-/* The numbered-rule tests below script exact run counts and orders of the
- * seed engine's exhaustive search, so they run under its rules
- * (stc_tuner_policy_init_seed); the economics tests further down run the
- * defaults. */
 static stc_tuner *default_tuner(void) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  return new_tuner(&p, NULL);
+}
+
+/* The rule tests whose scripts count the runs, or time the order, of the
+ * seed engine's exhaustive search run under its rules
+ * (stc_tuner_policy_init_seed); the others run the defaults. */
+static stc_tuner *seed_tuner(void) {
   stc_tuner_policy p;
   stc_tuner_policy_init_seed(&p);
   return new_tuner(&p, NULL);
@@ -371,7 +376,7 @@ STC_TEST(rule1_rejects_no_candidates) {
 
 STC_TEST(rule1_rejects_more_than_4096_candidates) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.max_candidates = 2;
   stc_tuner *t = new_tuner(&pol, NULL);
   STC_CHECK(t);
@@ -494,7 +499,7 @@ STC_TEST(rule1_rejects_ineligible_reference) {
 
 STC_TEST(rule1_rejects_reference_outside_workspace_limit) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.has_workspace_limit = true;
   pol.workspace_limit = 1000;
   stc_tuner *t = new_tuner(&pol, NULL);
@@ -527,7 +532,7 @@ STC_TEST(rule1_rejects_reference_outside_workspace_limit) {
 
 STC_TEST(rule1_rejects_key_over_384_kib) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.max_candidates = 1;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -619,7 +624,7 @@ STC_TEST(rule2_quarantined_environment_fails) {
 
 STC_TEST(rule2_disabled_mode_returns_reference) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.mode = STC_MODE_DISABLED;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -680,7 +685,7 @@ STC_TEST(rule3_unchecked_winner_stays_unverified) {
   /* Without required validation a candidate may win unchecked, and its
    * decisions never claim verification, in memory either. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.require_validation = false;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -705,7 +710,7 @@ STC_TEST(rule3_unchecked_winner_stays_unverified) {
 
 STC_TEST(rule3_expired_memory_record_retunes) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.ttl_seconds = 1;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -894,7 +899,7 @@ STC_TEST(rule4_busy_key_device_or_parallel_limit_returns_reference) {
   stc_tuner_destroy(t);
   /* With two parallel tunes allowed, another device tunes meanwhile. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.max_parallel_tunes = 2;
   t = new_tuner(&pol, NULL);
   STC_CHECK_EQ_INT(busy_probe(t, "other", "cpu:other", &call), STC_SOURCE_TUNED);
@@ -1037,7 +1042,7 @@ static void *churn_thread(void *arg) {
 
 STC_TEST_THREADED(concurrent_selects_on_many_keys) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.capacity = 4;
   pol.max_parallel_tunes = 4;
   stc_tuner *t = new_tuner(&pol, NULL);
@@ -1074,7 +1079,7 @@ STC_TEST_THREADED(concurrent_selects_on_many_keys) {
 static stc_status seed_disk(const char *dir, const stc_problem *p,
                             const stc_candidate *c) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   if (!t)
     return STC_ERR_INVALID;
@@ -1103,7 +1108,7 @@ STC_TEST(rule5_disk_round_trip_second_tuner_gets_disk_cache) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -1140,7 +1145,7 @@ STC_TEST(rule5_disk_record_deleted_when_validation_fails) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.mode = STC_MODE_CACHE_ONLY;
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
@@ -1177,7 +1182,7 @@ STC_TEST(rule5_disk_validation_failure_then_explores) {
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner *t = NULL;
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   t = new_tuner(&pol, dir);
   /* On this machine "a" computes wrong results: explore picks "b". */
   uint64_t times[FAKE_MAX] = {100, 50, 80};
@@ -1201,7 +1206,7 @@ STC_TEST(rule5_disk_device_error_quarantines) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -1223,7 +1228,7 @@ STC_TEST(rule5_cache_only_stops_after_disk) {
   char dir[4200];
   cache_dir(dir, sizeof dir, "cache");
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.mode = STC_MODE_CACHE_ONLY;
   stc_tuner *t = new_tuner(&pol, dir);
   stc_problem p = make_problem("w");
@@ -1263,7 +1268,7 @@ STC_TEST(rule5_non_persistent_problem_skips_disk) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK); /* p.persistent false */
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -1291,7 +1296,7 @@ STC_TEST(rule5_unusable_cache_directory_is_a_warning) {
   fputs("x", file);
   fclose(file);
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   stc_tuner *t = NULL;
   stc_error err;
   STC_CHECK_EQ_INT(stc_tuner_create(&pol, path, &t, &err), STC_OK);
@@ -1318,7 +1323,7 @@ STC_TEST(rule5_unwritable_cache_counts_warnings) {
   char dir[4200], version[4300];
   cache_dir(dir, sizeof dir, "cache");
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   STC_CHECK(t);
   snprintf(version, sizeof version, "%s/v%d", dir, STC_TUNER_CACHE_FORMAT);
@@ -1345,7 +1350,7 @@ STC_TEST(rule5_unwritable_cache_counts_warnings) {
 /* ---- rule 6: exploration ------------------------------------------------ */
 
 STC_TEST(rule6_exploration_picks_fastest_checked_candidate) {
-  stc_tuner *t = default_tuner();
+  stc_tuner *t = seed_tuner();
   stc_problem p = make_problem("w");
   stc_candidate c[4];
   make_candidates(c, 4);
@@ -1409,7 +1414,7 @@ STC_TEST(rule6_win_requires_beating_current_best) {
 }
 
 STC_TEST(rule6_noisy_candidate_rejected) {
-  stc_tuner *t = default_tuner();
+  stc_tuner *t = seed_tuner();
   stc_problem p = make_problem("w");
   stc_candidate c[2];
   make_candidates(c, 2);
@@ -1450,7 +1455,7 @@ STC_TEST(rule6_noisy_candidate_rejected) {
 }
 
 STC_TEST(rule6_wrong_result_rejected) {
-  stc_tuner *t = default_tuner();
+  stc_tuner *t = seed_tuner();
   stc_problem p = make_problem("w");
   stc_candidate c[3];
   make_candidates(c, 3);
@@ -1492,7 +1497,7 @@ STC_TEST(rule6_unsupported_candidate_validation) {
   stc_tuner_destroy(t);
   /* Optional validation: it may win, unverified. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.require_validation = false;
   t = new_tuner(&pol, NULL);
   fake_init(&f, 2, times);
@@ -1589,7 +1594,7 @@ STC_TEST(rule6_budget_is_soft_and_checked_between_trials) {
 
 STC_TEST(rule6_reference_checked_even_when_budget_is_spent) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.budget_ns = 1;
   stc_tuner *t = new_tuner(&pol, NULL);
   uint64_t now = 0;
@@ -1613,7 +1618,7 @@ STC_TEST(rule6_reference_checked_even_when_budget_is_spent) {
 
 STC_TEST(rule6_candidate_limit) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.max_candidates = 2; /* the reference and one other */
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -1639,7 +1644,7 @@ STC_TEST(rule6_candidate_limit) {
 
 STC_TEST(rule6_ineligible_and_workspace_limits_skip_candidates) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.has_workspace_limit = true;
   pol.workspace_limit = 1000;
   stc_tuner *t = new_tuner(&pol, NULL);
@@ -1672,7 +1677,7 @@ STC_TEST(rule6_ineligible_and_workspace_limits_skip_candidates) {
 }
 
 STC_TEST(rule6_failing_reference_is_an_error) {
-  stc_tuner *t = default_tuner();
+  stc_tuner *t = seed_tuner();
   stc_problem p = make_problem("w");
   stc_candidate c[2];
   make_candidates(c, 2);
@@ -1801,7 +1806,7 @@ STC_TEST(rule6_nonzero_reference_index) {
 /* ---- rule 7: reports and counters --------------------------------------- */
 
 STC_TEST(rule7_report_contents_and_notes) {
-  stc_tuner *t = default_tuner();
+  stc_tuner *t = seed_tuner();
   uint64_t now = 0;
   stc_tuner_set_clock(t, fake_clock, &now);
   stc_problem p = {STC_SCOPE_GRAPH, "fused.mlp", "cpu:test", "4x128", "ctx1",
@@ -1848,7 +1853,7 @@ STC_TEST(rule7_report_contents_and_notes) {
   stc_tune_reports_free(r, n);
   stc_tuner_destroy(t);
   /* A candidate that qualifies but is beaten says who beat it. */
-  t = default_tuner();
+  t = seed_tuner();
   uint64_t times2[FAKE_MAX] = {100, 50, 80};
   fake_init(&f, 3, times2);
   STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
@@ -1873,7 +1878,7 @@ STC_TEST(rule7_report_contents_and_notes) {
 
 STC_TEST(rule7_reports_are_bounded) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.capacity = 2; /* reports kept: min(capacity, 128) */
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_candidate c[2];
@@ -1897,7 +1902,7 @@ STC_TEST(rule7_reports_are_bounded) {
   stc_tune_reports_free(r, n);
   stc_tuner_destroy(t);
   /* A large capacity still keeps at most 128 reports. */
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   t = new_tuner(&pol, NULL);
   for (int i = 0; i < 130; i++) {
     char workload[16];
@@ -2028,7 +2033,7 @@ STC_TEST(rule8_invalidate_removes_disk_record) {
   make_candidates(c, 3);
   STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   stc_tuner *t = new_tuner(&pol, dir);
   uint64_t times[FAKE_MAX] = {100, 50, 80};
   fake f;
@@ -2052,7 +2057,7 @@ STC_TEST(rule8_invalidate_removes_disk_record) {
 
 STC_TEST(rule8_record_comparison_window) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.regression_pairs = 3;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
@@ -2223,7 +2228,7 @@ static char *key_of(stc_tuner *t, const stc_problem *p, const stc_candidate *c,
 
 STC_TEST(cache_key_is_unambiguous_and_complete) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.mode = STC_MODE_DISABLED; /* keys only */
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_candidate c[3];
@@ -2286,7 +2291,7 @@ STC_TEST(cache_key_is_unambiguous_and_complete) {
 
 STC_TEST(capacity_evicts_oldest_record) {
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.capacity = 2;
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_candidate c[2];
@@ -2321,7 +2326,7 @@ STC_TEST(many_keys_stay_bounded_and_findable) {
   /* Exercises the hash map's growth and eviction with more keys than
    * capacity; every retained key is still a memory hit. */
   stc_tuner_policy pol;
-  stc_tuner_policy_init_seed(&pol);
+  stc_tuner_policy_init(&pol);
   pol.capacity = 100;
   pol.warmups = 0;
   pol.samples = 1;
@@ -2660,7 +2665,7 @@ STC_TEST(economics_one_slow_run_does_not_stop_a_candidate) {
 STC_TEST(economics_seed_trial_counts) {
   /* Under the seed's rules each candidate costs 2 warm-ups, a validation
    * and 7 pairs, the reference 2 warm-ups, a validation and a timed run. */
-  stc_tuner *t = default_tuner();
+  stc_tuner *t = seed_tuner();
   stc_problem p = make_problem("w");
   stc_candidate c[3];
   make_candidates(c, 3);
