@@ -25,6 +25,7 @@ typedef struct stc_tune_pipeline_options {
   const char *gpu_chip;
   const char *gpu_format;
   const char *gpu_block;
+  const char *gpu_mapping; /* "inner-x" (NULL) or "outer-x" */
 } stc_tune_pipeline_options;
 
 /* Appends the whole pipeline to pm (anchored on builtin.module).

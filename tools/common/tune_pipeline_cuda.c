@@ -2,7 +2,7 @@
  * in one function, stc_tune_pipeline_add_cuda (called by
  * stc_tune_pipeline_add when options->target is "cuda").
  * In:  a pass manager on builtin.module; the gpu_* options (chip, binary
- *      format, block tile).
+ *      format, block tile, loop mapping).
  * Out: the passes appended; after a run the module is LLVM dialect plus
  *      gpu.binary (the kernels, PTX or cubin) and gpu.launch_func, which the
  *      LLVM translation turns into mgpuModuleLoad* from a global constructor
@@ -74,6 +74,7 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
   const char *chip = options->gpu_chip ? options->gpu_chip : "sm_90";
   const char *format = options->gpu_format ? options->gpu_format : "isa";
   const char *block = options->gpu_block ? options->gpu_block : "16,16";
+  const char *mapping = options->gpu_mapping ? options->gpu_mapping : "inner-x";
   char tile[64];
   if (!valid_chip(chip)) {
     stc_error_set(err, NULL, 0, 0, "invalid --gpu-chip '%s' (expected sm_<N>, e.g. sm_90)",
@@ -96,6 +97,13 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                   block);
     return STC_ERR_INVALID;
   }
+  if (strcmp(mapping, "inner-x") != 0 && strcmp(mapping, "outer-x") != 0) {
+    stc_error_set(err, NULL, 0, 0,
+                  "invalid --gpu-mapping '%s' (expected inner-x: the last, "
+                  "contiguous dimension on threads' x, or outer-x: the first)",
+                  mapping);
+    return STC_ERR_INVALID;
+  }
   const char *toolkit = getenv("STC_CUDA_TOOLKIT");
   if (!toolkit || !*toolkit)
     toolkit = "/usr/local/cuda";
@@ -110,17 +118,26 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                    err);
   /* 2. The default GPU lowering of every linalg op: its parallel loops
    *    tiled to blocks of `tile` threads (fixed bounds with an in-bounds
-   *    check, so that any shape maps), blocks and threads mapped, kernels
+   *    check, so that any shape maps), blocks and threads mapped with the
+   *    contiguous dimension on x (coalesced; stc-gpu-map-loops), kernels
    *    formed (reductions stay sequential inside each thread). */
   if (s == STC_OK) {
     snprintf(text, sizeof text,
              "func.func(convert-linalg-to-parallel-loops),"
              "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=%s "
-             "no-min-max-bounds=true}),"
-             "func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,"
-             "canonicalize,gpu-kernel-outlining",
+             "no-min-max-bounds=true})",
              tile);
     s = add_upstream(pm, text, err);
+  }
+  if (s == STC_OK) {
+    MlirPass pass = stc_gpu_map_loops_pass_create(strcmp(mapping, "inner-x") == 0);
+    if (!pass.ptr) {
+      stc_error_set(err, NULL, 0, 0, "out of memory");
+      return STC_ERR_NOMEM;
+    }
+    mlirOpPassManagerAddOwnedPass(pm, pass);
+    s = add_upstream(pm, "convert-parallel-loops-to-gpu,canonicalize,gpu-kernel-outlining",
+                     err);
   }
   /* 3. Device memory: allocations on the device, explicit host mirrors
    *    where host code touches a buffer (no managed memory); every gpu op

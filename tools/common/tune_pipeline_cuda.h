@@ -7,12 +7,20 @@
 
 #include "tune_pipeline.h"
 
+#include <stdbool.h>
+
 /* Appends the CUDA pipeline to pm (anchored on builtin.module), reading the
  * gpu_* fields of options (NULL fields: sm_90, PTX, 16x16 block tiles).
  * STC_ERR_INVALID with err set for a bad option or an unparsable step. */
 stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                                       const stc_tune_pipeline_options *options,
                                       stc_error *err);
+
+/* The stc-gpu-map-loops pass (tools/common/gpu_map_loops.c): the mapping
+ * of tiled scf.parallel loops to blocks / threads, the last dimension on x
+ * (inner_x) or the first (upstream gpu-map-parallel-loops' order). NULL
+ * pass when out of memory. */
+MlirPass stc_gpu_map_loops_pass_create(bool inner_x);
 
 /* The stc-gpu-host-memory pass (tools/common/gpu_host_memory.c): device
  * allocations and explicit host mirrors; run after gpu-kernel-outlining.

@@ -15,9 +15,10 @@
 #                          prints: the expected output;
 #   examples/mlp.cubin.cuda  mlp with --gpu-format=bin (cubin from ptxas);
 #   bin/matmul_bench       NxN f32 matmul kernels (N = $STC_BENCH_SIZES,
-#                          default 1024 2048 4096) with block tiles
-#                          $STC_BENCH_BLOCKS (default 8,8 16,16 32,32), and
-#                          cuBLAS on the same buffers;
+#                          default 1024 2048 4096), one per
+#                          $STC_BENCH_VARIANTS entry "rows,cols:mapping"
+#                          (block tile, --gpu-mapping), and cuBLAS on the
+#                          same buffers;
 #   compare-outputs.py, device-run.sh.
 # run: writes into OUTDIR: examples.csv (name,status,seconds), one
 #   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
@@ -79,12 +80,13 @@ MAIN
   local header=$bundle/obj/matmul_variants.h objects=()
   : > "$header"
   for n in ${STC_BENCH_SIZES:-1024 2048 4096}; do
-    for block in ${STC_BENCH_BLOCKS:-8,8 16,16 32,32}; do
-      local fn=mm_${n}_b${block/,/x}
+    for variant in ${STC_BENCH_VARIANTS:-8,8:inner-x 16,16:inner-x 32,32:inner-x 8,32:inner-x 4,64:inner-x 8,8:outer-x 16,16:outer-x 32,32:outer-x}; do
+      local block=${variant%%:*} mapping=${variant##*:}
+      local fn=mm_${n}_b${block/,/x}_${mapping/-/_}
       sed "s/NAME/$fn/g; s/NxN/${n}x${n}/g" "$here/matmul.mlir.in" > "$bundle/obj/$fn.mlir"
       "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-block="$block" \
-        --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
-      echo "STC_VARIANT($fn, $n, \"$block\")" >> "$header"
+        --gpu-mapping="$mapping" --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
+      echo "STC_VARIANT($fn, $n, \"${block/,/x}/$mapping\")" >> "$header"
       objects+=("$bundle/obj/$fn.o")
     done
   done

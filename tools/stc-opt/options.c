@@ -28,6 +28,7 @@ typedef enum flag_id {
   FLAG_GPU_CHIP,
   FLAG_GPU_FORMAT,
   FLAG_GPU_BLOCK,
+  FLAG_GPU_MAPPING,
   FLAG_EMIT,
   FLAG_HELP,
   FLAG_VERSION,
@@ -77,6 +78,9 @@ static const flag_spec flags[] = {
      "(default); bin = cubin from the toolkit's ptxas"},
     {"gpu-block", "X[,Y[,Z]]", FLAG_GPU_BLOCK,
      "threads per block of --target=cuda's default kernels (default 16,16)"},
+    {"gpu-mapping", "inner-x|outer-x", FLAG_GPU_MAPPING,
+     "loop dimension on threads' x with --target=cuda: the last, contiguous "
+     "one (inner-x, default) or the first (outer-x)"},
     {"emit", "mlir|llvm|obj", FLAG_EMIT,
      "output kind with --tune-hot-paths (default mlir; obj needs -o)"},
     {"help", NULL, FLAG_HELP, "print this help and exit"},
@@ -283,6 +287,9 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
   case FLAG_GPU_BLOCK:
     options->tune.gpu_block = value;
     break;
+  case FLAG_GPU_MAPPING:
+    options->tune.gpu_mapping = value;
+    break;
   case FLAG_EMIT:
     if (!one_of(value, emits)) {
       stc_opt_error("invalid value '%s' for option '--emit' (expected mlir, "
@@ -314,12 +321,13 @@ static int check_tune_options(const stc_opt_options *options) {
                                            : "--target");
     return STC_OPT_EXIT_USAGE;
   }
-  if ((tune->gpu_chip || tune->gpu_format || tune->gpu_block) &&
+  if ((tune->gpu_chip || tune->gpu_format || tune->gpu_block || tune->gpu_mapping) &&
       (!tune->target || strcmp(tune->target, "cuda") != 0)) {
     stc_opt_error("'%s' needs --target=cuda",
                   tune->gpu_chip     ? "--gpu-chip"
                   : tune->gpu_format ? "--gpu-format"
-                                     : "--gpu-block");
+                  : tune->gpu_block  ? "--gpu-block"
+                                     : "--gpu-mapping");
     return STC_OPT_EXIT_USAGE;
   }
   if (!tune->requested && tune->emit && strcmp(tune->emit, "mlir") != 0) {

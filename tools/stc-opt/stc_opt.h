@@ -75,6 +75,7 @@ typedef struct stc_opt_tune_options {
   const char *gpu_chip;         /* --gpu-chip=; NULL = sm_90 (cuda only) */
   const char *gpu_format;       /* --gpu-format=isa|bin|fatbin; NULL = isa */
   const char *gpu_block;        /* --gpu-block=X,Y; NULL = 16,16 */
+  const char *gpu_mapping;      /* --gpu-mapping=inner-x|outer-x; NULL = inner-x */
   const char *emit;             /* --emit=mlir|llvm|obj; NULL = mlir */
 } stc_opt_tune_options;
 

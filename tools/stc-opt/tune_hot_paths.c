@@ -23,6 +23,7 @@ stc_status stc_opt_tune_hot_paths(MlirOpPassManager pm,
   options.gpu_chip = tune->gpu_chip;
   options.gpu_format = tune->gpu_format;
   options.gpu_block = tune->gpu_block;
+  options.gpu_mapping = tune->gpu_mapping;
   return stc_tune_pipeline_add(pm, &options, err);
 }
 
