@@ -91,8 +91,8 @@ typedef struct stc_tuner_policy {
   stc_tune_order order;        /* default promising [declared] */
   bool validate_first;         /* validation runs before the warm-ups and
                                   counts as the first, default true [false] */
-  uint64_t target_ns;          /* no candidate starts after this, default
-                                  1 s [0: none] */
+  uint64_t target_ns;          /* no candidate but the first starts after
+                                  this, default 1 s [0: none] */
   uint32_t budget_cut_samples; /* pairs a candidate cut by budget_ns needs to
                                   be scored anyway, default 3 [0: never] */
 } stc_tuner_policy;

@@ -1272,8 +1272,12 @@ static stc_status explore(stc_tuner *t, const select_request *req,
     } else if (elapsed_ns(&clock) >= p->budget_ns) {
       exhausted = true;
       note = format_string("skipped: search budget exhausted (time)");
-    } else if (p->target_ns && elapsed_ns(&clock) >= p->target_ns) {
-      /* The less promising rest is what a target cut drops. */
+    } else if (p->target_ns && attempted > 1 &&
+               elapsed_ns(&clock) >= p->target_ns) {
+      /* The less promising rest is what a target cut drops; the most
+       * promising (a vendor library, say) is tried even when the
+       * reference alone took the target, or a slow reference would keep
+       * itself. */
       exhausted = true;
       note = format_string("skipped: search budget exhausted (tuning "
                            "target %.4g ms reached)",

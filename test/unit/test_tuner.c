@@ -2950,6 +2950,23 @@ STC_TEST(economics_order_decides_what_a_target_cut_drops) {
   STC_CHECK_EQ_U64(reports[0].candidates[3].trials, 0);
   stc_tune_reports_free(reports, n);
   stc_tuner_destroy(t);
+
+  /* A reference that alone takes the target still lets the first
+   * candidate in the order try (else a slow reference keeps itself). */
+  pol.target_ns = 1;
+  t = new_tuner(&pol, NULL);
+  now = 0;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  fake_init(&f, 4, times);
+  f.clock = &now;
+  r = runner_of(&f);
+  STC_CHECK_EQ_INT(
+      select_in_order(t, &p, c, 4, 0, order, 1, &r, &d, NULL), STC_OK);
+  STC_CHECK_STR_EQ(d.name, "c");
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_U64(f.measures[3], 1 + 7);
+  STC_CHECK_EQ_U64(f.measures[1] + f.measures[2], 0);
+  stc_tuner_destroy(t);
 }
 
 /* Selects with a scripted clock and budget; returns the decision's index
