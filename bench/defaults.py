@@ -32,10 +32,13 @@ build's; a mismatch prints WRONG and the exit status is 1; timings never
 fail the script.
 
 usage: bench/defaults.sh [--quick] [--only REGEX] [--min-time S] [--threads all|1|both]
-                         [--keep DIR] [--csv FILE]
+                         [--repeat N] [--keep DIR] [--csv FILE]
   --quick     small shapes of four kinds (CI smoke test)
   --min-time  seconds of steady-state calls per figure (default 0.5; quick 0.1)
   --threads   which thread settings to measure (default both)
+  --repeat N  runs per figure, the best kept (default 2; quick 1): other work
+              on a shared machine only ever slows a run down (the scalar-loop
+              oracle runs once)
 Last line: RESULT defaults mm1024_default_1t_gflops=... ...
 """
 import argparse
@@ -102,6 +105,7 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--min-time", type=float)
     ap.add_argument("--threads", default="both", choices=["all", "1", "both"])
+    ap.add_argument("--repeat", type=int)
     ap.add_argument("--keep")
     ap.add_argument("--csv")
     ap.add_argument("-h", "--help", action="store_true")
@@ -116,6 +120,7 @@ def main():
     if not kinds:
         sb.die("no kind matches")
     min_time = a.min_time or (0.1 if a.quick else 0.5)
+    a.repeat = max(1, a.repeat or (1 if a.quick else 2))
     tsets = {"all": ["all"], "1": ["1t"], "both": ["all", "1t"]}[a.threads]
     csv = a.csv or os.path.join(sb.ROOT, "bench", "results",
                                 "defaults-quick.csv" if a.quick else "defaults.csv")
@@ -125,10 +130,10 @@ def main():
     os.makedirs(work, exist_ok=True)
     has_dl = sb.supports_default_lowering()
     t_start = time.time()
-    print("defaults: stc %s, default lowering %s, %s, %d cores, min time %.2f s, work dir %s"
+    print("defaults: stc %s, default lowering %s, %s, %d cores, load %s, min time %.2f s, work dir %s"
           % (sb.git_head(), "fast (--default-lowering=fast)" if has_dl else
              "= scalar loops (stc-opt has no --default-lowering yet)", sb.cpu_model(),
-             os.cpu_count() or 0, min_time, work))
+             os.cpu_count() or 0, sb.loadavg(), min_time, work))
     empty = os.path.join(work, "empty.yaml")
     with open(empty, "w") as f:
         f.write(EMPTY_PROFILE)
@@ -183,31 +188,46 @@ def main():
                 elif expect is not None and not sb.same_values(r.values(), expect):
                     notes.append("%s WRONG" % label)
                 return r
-            dr = checked(sb.run(d + ".default", env, steady=True, cache=d + ".cd"), "default")
-            def_g = gflops(k.flops, dr)
+            def measure(exe, env_, label, cache=None):
+                """The best GFLOP/s of --repeat steady runs (other load on
+                the machine only ever slows a run down) and the first run."""
+                first, best_ = None, None
+                for _ in range(a.repeat):
+                    r = checked(sb.run(exe, env_, steady=True, cache=cache), label)
+                    first = first or r
+                    g = gflops(k.flops, r)
+                    if g and (best_ is None or g > best_):
+                        best_ = g
+                return best_, first
+            def_g, dr = measure(d + ".default", env, "default", cache=d + ".cd")
             # Every variant, forced; k wraps to the reference at each site's count.
             var = {}
             for v in range(1, 65):
-                r = sb.run(d + ".forced", dict(env, STC_STUB_VARIANT=str(v), STC_STUB_PUBLISH="1",
-                                               STC_STUB_TRACE="1", STC_BENCH_MIN_CALLS="1"),
-                           steady=True)
+                fenv = dict(env, STC_STUB_VARIANT=str(v), STC_STUB_PUBLISH="1",
+                            STC_STUB_TRACE="1", STC_BENCH_MIN_CALLS="1")
+                r = sb.run(d + ".forced", fenv, steady=True)
                 names = sorted({m.group(1) for m in re.finditer(r"stub: \S+ -> (\S+)", r.err)})
                 if not names or names == ["reference"]:
                     break
                 label = "+".join(n for n in names if n != "reference") or "reference"
                 checked(r, label)
-                var[label] = gflops(k.flops, r)
+                g = gflops(k.flops, r)
+                if a.repeat > 1:
+                    g2, _ = measure(d + ".forced", fenv, label)
+                    g = max(x for x in (g, g2, 0) if x is not None) or None
+                var[label] = g
             ok = {n: g for n, g in var.items() if g}
             best = max(ok, key=ok.get) if ok else None
             gen = {n: g for n, g in ok.items() if "_blas" not in n}
             best_gen = max(gen, key=gen.get) if gen else None
             blas_v = max((g for n, g in ok.items() if "_blas" in n), default=None)
-            tr = checked(sb.run(d + ".all", dict(env, STC_TUNE_REPORT="1"), steady=True,
-                                cache=os.path.join(work, "%s.ct.%s" % (name, t))), "tuned")
-            tuned_g = gflops(k.flops, tr)
+            # The first run tunes from a cold cache; repeats use its decision.
+            tuned_g, tr = measure(d + ".all", dict(env, STC_TUNE_REPORT="1"), "tuned",
+                                  cache=os.path.join(work, "%s.ct.%s" % (name, t)))
             picks = [r["winner"] for r in tr.reports] if tr.reports else []
             pick = "+".join(sorted(set(picks))) if picks else ("no site" if not var else "?")
-            ob = openblas(obb, k.blas, t, min_time)
+            ob = max((x for x in (openblas(obb, k.blas, t, min_time) for _ in range(a.repeat)) if x),
+                     default=None)
             best_g = ok.get(best) if best else None
 
             def ratio(x, y):
@@ -248,9 +268,10 @@ def main():
              sb.fmt(sb.geomean(db), "%.2f"), sb.fmt(min(db) if db else None, "%.2f"),
              time.time() - t_start, csv))
     print("RESULT defaults " + " ".join("%s=%s" % kv for kv in result.items()) +
-          " default_over_loops_geomean=%s default_over_best_geomean=%s default_lowering=%s kinds=%d failures=%d"
+          " default_over_loops_geomean=%s default_over_best_geomean=%s default_lowering=%s kinds=%d"
+          " load=%s failures=%d"
           % (sb.fmt(sb.geomean(dl), "%.2f"), sb.fmt(sb.geomean(db), "%.3f"),
-             "fast" if has_dl else "loops", len(kinds), failures))
+             "fast" if has_dl else "loops", len(kinds), sb.loadavg(), failures))
     return 1 if failures else 0
 
 

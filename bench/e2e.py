@@ -31,6 +31,8 @@ usage: bench/e2e.sh [--quick] [--runs N] [--min-time S] [--keep DIR] [--csv FILE
   --quick      examples/mlp.mlir only, 1 run, short loop (CI smoke test)
   --runs N     processes per figure (default 3)
   --min-time S seconds of steady-state loop per process (default 0.5)
+  --keep DIR   keep the programs, executables, outputs and each run's stderr
+               (with the tuning reports: STC_TUNE_REPORT=1 is set) in DIR
 Last line: RESULT e2e <example>_tuned_warm_speedup=... (default steady / tuned steady) ...
 """
 import argparse
@@ -93,10 +95,11 @@ def main():
     vendor_pipe = ("builtin.module(stc-hot-path-schedule,stc-multi-variant{schedules=%s})"
                    % ",".join(blas_schedules()))
     t_start = time.time()
-    print("e2e: %d examples, stc %s, default lowering %s, %s, %d runs, loop %.2f s, work dir %s"
+    print("e2e: %d examples, stc %s, default lowering %s, %s, %d cores, load %s, %d runs, loop %.2f s, "
+          "work dir %s"
           % (len(models), sb.git_head(),
              "fast" if sb.supports_default_lowering() else "= scalar loops (no --default-lowering yet)",
-             sb.cpu_model(), runs, min_time, work))
+             sb.cpu_model(), os.cpu_count() or 0, sb.loadavg(), runs, min_time, work))
     hdr = ("%-12s %5s | %8s %9s | %8s %9s %8s %9s | %8s %9s | %9s %9s %9s  %s"
            % ("example", "sites", "def_s", "def_ms", "cold_s", "cold_ms", "warm_s", "warm_ms",
               "vend_s", "vend_ms", "def/cold", "def/warm", "def/vend", "check"))
@@ -140,9 +143,11 @@ def main():
                 notes.append("%s failed (rc %d)" % (label, r.rc))
                 return
             count[0] += 1
-            actual = "%s.out%d" % (d, count[0])
+            actual = "%s.%s.out%d" % (d, label.replace(" ", "_"), count[0])
             with open(actual, "w") as f:
                 f.write(strip_steady(r.out))
+            with open(actual + ".stderr", "w") as f:
+                f.write(r.err)
             if exp.returncode == 0 and subprocess.run(["python3", compare, expected, actual],
                                                       capture_output=True).returncode != 0:
                 notes.append("%s WRONG" % label)
@@ -151,7 +156,7 @@ def main():
             st = r.steady() if r.rc == 0 else None
             return 1000 * st[1] / st[0] if st else None
 
-        env = {"STC_BENCH_MIN_TIME": str(min_time)}
+        env = {"STC_BENCH_MIN_TIME": str(min_time), "STC_TUNE_REPORT": "1"}
         fig = {}
         for cfg in ("default", "cold", "warm", "vendor"):
             exe = d + (".tuned" if cfg in ("cold", "warm") else "." + cfg)
@@ -194,8 +199,8 @@ def main():
                        "steady_speedup_vendor", "check"], rows)
     print("(whole_s: median wall time of a process that runs the model once; steady_ms: model "
           "time per iteration after the first call; %.0f s in all; CSV %s)" % (time.time() - t_start, csv))
-    print("RESULT e2e " + " ".join(result) + " default_lowering=%s examples=%d failures=%d"
-          % ("fast" if sb.supports_default_lowering() else "loops", len(rows), failures))
+    print("RESULT e2e " + " ".join(result) + " default_lowering=%s examples=%d load=%s failures=%d"
+          % ("fast" if sb.supports_default_lowering() else "loops", len(rows), sb.loadavg(), failures))
     return 1 if failures else 0
 
 

@@ -176,8 +176,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     lowering = "fast" if sb.supports_default_lowering() else "loops (no --default-lowering yet)"
     t_start = time.time()
-    print("regret: %d workloads, stc %s, default lowering %s, %s, work dir %s"
-          % (len(wls), sb.git_head(), lowering, sb.cpu_model(), work))
+    print("regret: %d workloads, stc %s, default lowering %s, %s, %d cores, load %s, work dir %s"
+          % (len(wls), sb.git_head(), lowering, sb.cpu_model(), os.cpu_count() or 0, sb.loadavg(), work))
 
     # 1. Compile every program (a.jobs at a time).
     def compile_one(w):
@@ -361,7 +361,7 @@ def main():
              sb.fmt(max(steady_regrets) if steady_regrets else None, "%.4f"), time.time() - t_start, csv))
     print("RESULT regret geomean=%s worst=%s median_tune_s=%s max_tune_s=%s median_trials=%s "
           "workloads=%d noer_same_pick=%d/%d noer_geomean=%s gen_beats_blas=%d/%d steady_geomean=%s "
-          "steady_worst=%s %sdefault_lowering=%s failures=%d"
+          "steady_worst=%s %sdefault_lowering=%s load=%s failures=%d"
           % (sb.fmt(sb.geomean(regrets), "%.4f"), sb.fmt(max(regrets) if regrets else None, "%.4f"),
              sb.fmt(sb.median(tunes), "%.3f"), sb.fmt(max(tunes) if tunes else None, "%.3f"),
              sb.fmt(sb.median(trials_l), "%.0f"), n, same,
@@ -370,7 +370,7 @@ def main():
              sb.fmt(sb.geomean(steady_regrets), "%.4f"),
              sb.fmt(max(steady_regrets) if steady_regrets else None, "%.4f"),
              "".join("stable_%s " % f for f in stab_fields),
-             "fast" if sb.supports_default_lowering() else "loops", failures))
+             "fast" if sb.supports_default_lowering() else "loops", sb.loadavg(), failures))
     return 1 if failures else 0
 
 

@@ -87,6 +87,16 @@ def git_head():
         return "?"
 
 
+def loadavg():
+    """The 1-minute load average (other work on a shared machine skews every
+    timing: the scripts print it at the start and the end)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().split()[0]
+    except OSError:
+        return "?"
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
