@@ -149,16 +149,21 @@ static const char *machine_arch(void) {
   return name.machine;
 }
 
+#define STC_RT_CPUINFO_MAX_BYTES (16u << 20)
+
 stc_status stc_rt__cpu_identity_from_file(const char *path, char *buf,
                                           size_t size, bool *reliable) {
   char *text = NULL;
   size_t length = 0, capacity = 0;
   FILE *file = path ? fopen(path, "r") : NULL;
   if (file) {
-    /* /proc files report size 0: read until EOF. */
+    /* /proc files report size 0: read until EOF, but never more than
+     * STC_RT_CPUINFO_MAX_BYTES - the first processor's fields, all this
+     * reads, come first (a 1024-core machine's cpuinfo is about 2 MiB). */
     char chunk[4096];
     size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0) {
+    while (length < STC_RT_CPUINFO_MAX_BYTES &&
+           (got = fread(chunk, 1, sizeof chunk, file)) > 0) {
       if (length + got + 1 > capacity) {
         size_t new_capacity = capacity ? capacity * 2 : 16384;
         while (new_capacity < length + got + 1)

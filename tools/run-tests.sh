@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds stc and runs every test: the C unit tests (ctest), the lit +
-# FileCheck suites, then the unit tests again under ASan+UBSan, and the
-# threaded unit tests under TSan. This is the command .ci/run calls.
+# FileCheck suites, then the unit tests again under ASan+UBSan, the
+# threaded unit tests under TSan, and a short run of each libFuzzer target
+# (fuzz/run.sh). This is the command .ci/run calls.
 #   tools/run-tests.sh            # everything
 #   STC_TEST_QUICK=1 tools/run-tests.sh   # plain build only, no sanitizers
 set -euo pipefail
@@ -51,5 +52,10 @@ if [ -z "${STC_TEST_QUICK:-}" ]; then
   configure build/tsan -DSTC_BUILD_COMPILER=OFF -DSTC_SANITIZE=thread
   ninja -C build/tsan -j"$jobs"
   (cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$jobs" -L threaded)
+
+  echo "== fuzz targets (20 s each, ASan+UBSan)"
+  # The profile reader and the cache-record reader on their seed corpora
+  # (fuzz/corpus/); fuzz/run.sh without --seconds is the longer run.
+  fuzz/run.sh --seconds=20
 fi
 echo "== all tests passed"

@@ -14,6 +14,7 @@
 #include "stc_test.h"
 
 #include "../../runtime/dispatch_internal.h"
+#include "../../runtime/rt_internal.h"
 #include "stc/rt.h"
 #include "stc/tuner.h"
 
@@ -275,4 +276,18 @@ STC_TEST(read_back_limit_boundary_is_inclusive) {
   stc_rt__trial_destroy(trial);
   STC_CHECK(at_limit);   /* == limit: compared */
   STC_CHECK(over_limit); /* limit + 1: unsupported */
+}
+
+/* ---- bounded reads in the runtime ------------------------------------- */
+
+/* The CPU identity reader read its file to EOF: /dev/zero (or any endless
+ * file) allocated until memory ran out. It stops at a bound now. */
+STC_TEST(cpu_identity_reader_is_bounded) {
+  char identity[1024];
+  bool reliable = true;
+  STC_CHECK_EQ_INT(stc_rt__cpu_identity_from_file("/dev/zero", identity,
+                                                  sizeof identity, &reliable),
+                   STC_OK);
+  STC_CHECK(!reliable);
+  STC_CHECK_CONTAINS(identity, "cpu:");
 }
