@@ -23,6 +23,7 @@
  * that is not such a declaration is an error. */
 #include "outline.h"
 #include "stc_passes.h"
+#include "transform_apply.h"
 
 #include <mlir-c/AffineExpr.h>
 #include <mlir-c/AffineMap.h>

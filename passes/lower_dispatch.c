@@ -36,6 +36,7 @@
  *   own), and spliced in: globals moved, @S's body swapped. */
 #include "region_id.h"
 #include "stc_passes.h"
+#include "transform_apply.h"
 
 #include "stc/rt_dispatch.h"
 

@@ -54,6 +54,7 @@
 #include "outline.h"
 #include "region_id.h"
 #include "schedule_library.h"
+#include "transform_apply.h"
 #include "stc_passes.h"
 
 #include <inttypes.h>
@@ -113,55 +114,6 @@ static bool has_attr(MlirOperation op, const char *name) {
 
 /* ---- diagnostics ---------------------------------------------------------- */
 
-/* Swallows the diagnostics of a step that may fail on purpose (parsing a
- * user script, applying a schedule) and keeps the first error, so that the
- * pass can re-report it at a better place or turn it into a remark. */
-typedef struct diag_capture {
-  stc_text message;
-  unsigned line, column; /* 0 = no file location */
-  bool has_error;
-} diag_capture;
-
-static MlirLogicalResult capture_handler(MlirDiagnostic diag, void *user) {
-  diag_capture *capture = user;
-  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticError &&
-      !capture->has_error) {
-    capture->has_error = true;
-    mlirDiagnosticPrint(diag, stc_text_callback, &capture->message);
-    MlirLocation loc = mlirDiagnosticGetLocation(diag);
-    if (mlirLocationIsAFileLineColRange(loc)) {
-      capture->line = (unsigned)mlirLocationFileLineColRangeGetStartLine(loc);
-      capture->column = (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc);
-    }
-  }
-  return mlirLogicalResultSuccess();
-}
-
-static MlirDiagnosticHandlerID capture_begin(MlirContext ctx,
-                                             diag_capture *capture) {
-  memset(capture, 0, sizeof *capture);
-  return mlirContextAttachDiagnosticHandler(ctx, capture_handler, capture, NULL);
-}
-
-static void capture_end(MlirContext ctx, MlirDiagnosticHandlerID id) {
-  mlirContextDetachDiagnosticHandler(ctx, id);
-}
-
-/* The first line of the captured error: interpreter errors go on with a
- * dump of the payload op, which is noise in a one-line message. */
-static const char *capture_text(diag_capture *capture) {
-  if (!capture->message.data)
-    return "unknown error";
-  char *newline = strchr(capture->message.data, '\n');
-  if (newline) {
-    *newline = 0;
-    while (newline > capture->message.data &&
-           (newline[-1] == ' ' || newline[-1] == '>' || newline[-1] == '-'))
-      *--newline = 0;
-  }
-  return capture->message.data;
-}
-
 static void emit_error(MlirLocation loc, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 static void emit_error(MlirLocation loc, const char *format, ...) {
@@ -171,62 +123,6 @@ static void emit_error(MlirLocation loc, const char *format, ...) {
   vsnprintf(message, sizeof message, format, args);
   va_end(args);
   mlirEmitError(loc, message);
-}
-
-/* Applies the named sequence @entry of `script` to `payload`, the op bound
- * to its first argument. The script must have been verified. */
-static bool apply_sequence(MlirOperation payload, MlirOperation entry,
-                           MlirOperation script) {
-  MlirTransformOptions options = mlirTransformOptionsCreate();
-  MlirLogicalResult result =
-      mlirTransformApplyNamedSequence(payload, entry, script, options);
-  mlirTransformOptionsDestroy(options);
-  return mlirLogicalResultIsSuccess(result);
-}
-
-/* Finds transform.named_sequence @name at the top of a script module. */
-static MlirOperation find_sequence(MlirOperation script, const char *name) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(script, 0));
-  for (MlirOperation op = mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    if (!stc__op_is(op, "transform.named_sequence"))
-      continue;
-    MlirAttribute sym = mlirOperationGetAttributeByName(op, stc__str("sym_name"));
-    if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
-      continue;
-    MlirStringRef have = mlirStringAttrGetValue(sym);
-    if (have.length == strlen(name) && memcmp(have.data, name, have.length) == 0)
-      return op;
-  }
-  return (MlirOperation){NULL};
-}
-
-/* Emits `message` as a remark at `at`: the C API has no mlirEmitRemark, the
- * transform dialect's debug op has. Best effort: a remark that cannot be
- * built is dropped (it never changes the IR). */
-void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message) {
-  stc_text text = {0};
-  stc_text_appendf(&text,
-                   "module attributes {transform.with_named_sequence} {\n"
-                   "  transform.named_sequence @__stc_remark(%%op: "
-                   "!transform.any_op {transform.readonly}) {\n"
-                   "    transform.debug.emit_remark_at %%op, \"");
-  stc_text_append_escaped(&text, message);
-  stc_text_appendf(&text, "\" : !transform.any_op\n"
-                          "    transform.yield\n  }\n}\n");
-  if (text.out_of_memory) {
-    stc_text_free(&text);
-    return;
-  }
-  MlirOperation script =
-      mlirOperationCreateParse(ctx, stc__str(text.data), stc__str(PASS_NAME "-remark"));
-  stc_text_free(&text);
-  if (mlirOperationIsNull(script))
-    return;
-  MlirOperation entry = find_sequence(script, "__stc_remark");
-  if (!mlirOperationIsNull(entry) && mlirOperationVerify(script))
-    apply_sequence(at, entry, script);
-  mlirOperationDestroy(script);
 }
 
 static void emit_remark(MlirContext ctx, MlirOperation at, const char *message) {
@@ -241,7 +137,19 @@ typedef struct prepared_schedule {
   MlirOperation module; /* owned; null when not selected */
   MlirOperation entry;  /* the named sequence inside module */
   bool blas;            /* stc.requires = "blas": a vendor-BLAS variant */
+  int tier;             /* stc.tier: static cost class, 0 = most promising */
 } prepared_schedule;
+
+/* Static cost classes (stc.tier, optional on any schedule): 0 vendor
+ * library, 1 parallel or register-blocked vectorized code, 2 other
+ * vectorized code (the default), 3 scalar code. A site planned for k
+ * variants gets the k most promising that apply (a variant library's
+ * schedules without stc.tier count as tier 0), and the descriptor lists
+ * them in this order, which the runtime tuner takes as the static cost
+ * order: scalar schedules, which the vectorized default lowering (the
+ * reference) always beats, are only offered when every schedule is asked
+ * for. */
+enum { TIER_DEFAULT = 2, TIER_LAST = 3 };
 
 /* Reports a script problem at the best place: inside the YAML file at the
  * script's line, or at the module for a built-in (a build error). */
@@ -338,23 +246,23 @@ static bool read_requirement(MlirContext ctx, MlirOperation module,
  * emitted (located in the YAML file for user schedules). */
 static bool prepare_schedule(MlirContext ctx, MlirOperation module,
                              stc_schedule *s, prepared_schedule *out) {
-  diag_capture capture;
-  MlirDiagnosticHandlerID handler = capture_begin(ctx, &capture);
+  stc_diag_capture capture;
+  MlirDiagnosticHandlerID handler = stc__capture_begin(ctx, &capture);
   MlirOperation script = mlirOperationCreateParse(
       ctx, stc__str(s->script), stc__str(s->builtin ? s->name : s->file));
   bool verified = !mlirOperationIsNull(script) && mlirOperationVerify(script);
-  capture_end(ctx, handler);
+  stc__capture_end(ctx, handler);
   bool ok = false;
   if (mlirOperationIsNull(script)) {
     script_error(ctx, module, s, capture.line, capture.column,
-                 "script is invalid: ", capture_text(&capture));
+                 "script is invalid: ", stc__capture_text(&capture));
   } else if (!stc__op_is(script, "builtin.module")) {
     script_error(ctx, module, s, 1, 1, "script must be a builtin.module", "");
   } else if (!verified) {
     script_error(ctx, module, s, capture.line, capture.column,
-                 "script does not verify: ", capture_text(&capture));
+                 "script does not verify: ", stc__capture_text(&capture));
   } else {
-    out->entry = find_sequence(script, s->name);
+    out->entry = stc__find_sequence(script, s->name);
     if (mlirOperationIsNull(out->entry))
       script_error(ctx, module, s, 1, 1,
                    "script has no transform.named_sequence @", s->name);
@@ -375,6 +283,14 @@ static bool prepare_schedule(MlirContext ctx, MlirOperation module,
   }
   out->schedule = s;
   out->module = script;
+  /* A user's schedules come first unless they say otherwise: they were
+   * written for this program. */
+  out->tier = s->builtin ? TIER_DEFAULT : 0;
+  MlirAttribute tier = mlirOperationGetAttributeByName(out->entry, stc__str("stc.tier"));
+  if (!mlirAttributeIsNull(tier) && mlirAttributeIsAInteger(tier)) {
+    int64_t value = mlirIntegerAttrGetValueInt(tier);
+    out->tier = value < 0 ? 0 : value > TIER_LAST ? TIER_LAST : (int)value;
+  }
   return true;
 }
 
@@ -770,19 +686,19 @@ static bool try_variant(run_state *state, const site *s, MlirOperation ref,
   mlirOperationSetAttributeByName(variant, stc__str(ATTR_SCHEDULE),
                                   mlirStringAttrGet(ctx, stc__str(schedule->name)));
   MlirOperation target = target_in(variant);
-  diag_capture capture;
-  MlirDiagnosticHandlerID handler = capture_begin(ctx, &capture);
+  stc_diag_capture capture;
+  MlirDiagnosticHandlerID handler = stc__capture_begin(ctx, &capture);
   bool ok = !mlirOperationIsNull(target) &&
-            apply_sequence(target, p->entry, p->module) &&
+            stc__apply_sequence(target, p->entry, p->module) &&
             mlirOperationVerify(variant);
-  capture_end(ctx, handler);
+  stc__capture_end(ctx, handler);
   if (!ok) {
     mlirOperationDestroy(variant);
     stc_text message = {0};
     stc_text_appendf(&message,
                      PASS_NAME ": schedule '%s' does not apply to site '%s' "
                                "(dropped): %s",
-                     schedule->name, s->id, capture_text(&capture));
+                     schedule->name, s->id, stc__capture_text(&capture));
     if (!message.out_of_memory)
       emit_remark(ctx, s->op, message.data);
     stc_text_free(&message);
@@ -1040,9 +956,10 @@ static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
     emit_error(loc, PASS_NAME ": out of memory");
     return false;
   }
-  for (size_t i = 0; i < state->schedules->count && count < limit; i++) {
-    const prepared_schedule *p = &state->prepared[i];
-    if (mlirOperationIsNull(p->module) ||
+  for (size_t n = 0; n < (TIER_LAST + 1) * state->schedules->count && count < limit; n++) {
+    const prepared_schedule *p = &state->prepared[n % state->schedules->count];
+    if (p->tier != (int)(n / state->schedules->count) ||
+        mlirOperationIsNull(p->module) ||
         !schedule_selected(state->options, p->schedule->name) ||
         !schedule_fits(s, p))
       continue;

@@ -56,6 +56,7 @@ extern const stc_pass_spec stc_out_params_scope_pass_spec;
 extern const stc_pass_spec stc_lower_dispatch_pass_spec;
 extern const stc_pass_spec stc_lower_blas_pass_spec;
 extern const stc_pass_spec stc_site_results_in_place_pass_spec;
+extern const stc_pass_spec stc_default_lowering_pass_spec;
 
 /* How one stc pass is made: each pass's factory parses its options into
  * a state and ends in stc__create_pass. */
@@ -98,9 +99,6 @@ static inline bool stc__op_is(MlirOperation op, const char *name) {
  * which operands are transposed. matvec / vecmat (fixed maps): true. */
 bool stc__blas_maps(MlirOperation op, bool transposed[3]);
 
-/* Emits `message` as a remark at `at` (the C API has no remark emitter;
- * multi_variant.c goes through the transform dialect). Best effort. */
-void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message);
 /* Test-only passes (passes/test_passes.c), named stc-test-*. */
 extern const stc_pass_spec stc_test_annotate_pass_spec;
 extern const stc_pass_spec stc_test_fail_pass_spec;

@@ -11,7 +11,7 @@
 // Convention (README.md): @batch_matmul_blas receives the one target op.
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @batch_matmul_blas(%op: !transform.any_op {transform.readonly})
-      attributes {stc.kind = "batch_matmul", stc.dynamic = "yes", stc.requires = "blas"} {
+      attributes {stc.kind = "batch_matmul", stc.dynamic = "yes", stc.requires = "blas", stc.tier = 0} {
     transform.annotate %op "stc.blas" : !transform.any_op
     transform.yield
   }

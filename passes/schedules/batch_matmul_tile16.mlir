@@ -4,7 +4,7 @@
 // only that op and its enclosing isolated-from-above op (the function).
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @batch_matmul_tile16(%op: !transform.any_op {transform.consumed})
-      attributes {stc.kind = "batch_matmul", stc.dynamic = "yes"} {
+      attributes {stc.kind = "batch_matmul", stc.dynamic = "yes", stc.tier = 3} {
     %tiled, %loops:4 = transform.structured.tile_using_for %op tile_sizes [1, 16, 16, 16]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.yield

@@ -5,7 +5,7 @@
 // only that op and its enclosing isolated-from-above op (the function).
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @conv_im2col(%op: !transform.any_op {transform.consumed})
-      attributes {stc.kind = "conv_2d_nhwc_hwcf", stc.dynamic = "static"} {
+      attributes {stc.kind = "conv_2d_nhwc_hwcf", stc.dynamic = "static", stc.tier = 3} {
     %img2col, %result = transform.structured.convert_conv2d_to_img2col %op
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     // %result is the expand_shape that replaces the convolution; the

@@ -11,7 +11,7 @@
 // Convention (README.md): @matmul_blas receives the one target op.
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @matmul_blas(%op: !transform.any_op {transform.readonly})
-      attributes {stc.kind = "matmul", stc.dynamic = "yes", stc.requires = "blas"} {
+      attributes {stc.kind = "matmul", stc.dynamic = "yes", stc.requires = "blas", stc.tier = 0} {
     transform.annotate %op "stc.blas" : !transform.any_op
     transform.yield
   }

@@ -16,11 +16,13 @@
 // RUN: stc-opt --stc-multi-variant='all=true schedules=batch_matmul_tile64x64x32' %s 2>&1 | FileCheck %s -DNAME=batch_matmul_tile64x64x32
 // RUN: stc-opt --stc-multi-variant='all=true schedules=batch_matmul_tile64x64x32_vec' %s 2>&1 | FileCheck %s -DNAME=batch_matmul_tile64x64x32_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=conv_decompose_vec' %s 2>&1 | FileCheck %s -DNAME=conv_decompose_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=conv_parallel_decompose_vec' %s 2>&1 | FileCheck %s -DNAME=conv_parallel_decompose_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=conv_im2col' %s 2>&1 | FileCheck %s -DNAME=conv_im2col
 // RUN: stc-opt --stc-multi-variant='all=true schedules=conv_im2col_vec' %s 2>&1 | FileCheck %s -DNAME=conv_im2col_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_mkn' %s 2>&1 | FileCheck %s -DNAME=matmul_mkn
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_pack_vec' %s 2>&1 | FileCheck %s -DNAME=matmul_pack_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_parallel_vec' %s 2>&1 | FileCheck %s -DNAME=matmul_parallel_vec
+// RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_parallel_reg8x32_vec' %s 2>&1 | FileCheck %s -DNAME=matmul_parallel_reg8x32_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_tile16' %s 2>&1 | FileCheck %s -DNAME=matmul_tile16
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_tile16_vec' %s 2>&1 | FileCheck %s -DNAME=matmul_tile16_vec
 // RUN: stc-opt --stc-multi-variant='all=true schedules=matmul_tile32' %s 2>&1 | FileCheck %s -DNAME=matmul_tile32

@@ -113,6 +113,17 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
     s = add_stc(pm, "stc-multi-variant",
                 options->variant_library ? "variant-library" : NULL,
                 options->variant_library, err);
+  /* 2b. The default lowering: elementwise producers fused into their
+   *     consumers, then every op outside the variants - each site's
+   *     reference included - tiled and vectorized (passes/default_lowering.c).
+   *     "loops" skips it: everything not in a variant becomes scalar loops
+   *     in step 5. */
+  bool loops = options->default_lowering &&
+               strcmp(options->default_lowering, "loops") == 0;
+  if (s == STC_OK && !loops)
+    s = add_upstream(pm, "func.func(linalg-fuse-elementwise-ops)", err);
+  if (s == STC_OK && !loops)
+    s = add_stc(pm, "stc-default-lowering", NULL, NULL, err);
   /* 3. Bufferize, then give every function of a site one signature,
    *    `void f(memrefs...)`: variants whose loops computed out of place copy
    *    their results into their init arguments (stc-site-results-in-place),
@@ -172,6 +183,10 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
   if (s == STC_OK)
     s = add_upstream(pm, "reconcile-unrealized-casts", err);
   return s;
+}
+
+bool stc_tune_default_lowering_valid(const char *value) {
+  return value && (strcmp(value, "fast") == 0 || strcmp(value, "loops") == 0);
 }
 
 typedef struct foreign_walk {

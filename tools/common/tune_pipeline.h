@@ -8,6 +8,7 @@
 
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
+#include <stdbool.h>
 
 /* What a user can set on the pipeline; every field may be NULL. */
 typedef struct stc_tune_pipeline_options {
@@ -18,6 +19,11 @@ typedef struct stc_tune_pipeline_options {
   const char *schedule_options;
   /* A YAML file of extra schedules for stc-multi-variant; NULL = built-ins. */
   const char *variant_library;
+  /* What ops get that no variant plan gives more, and what every site's
+   * reference is: "fast" (NULL: tiled + vectorized, stc-default-lowering)
+   * or "loops" (scalar loops: the test oracle, and a way to tell a
+   * miscompile of the default schedules from one elsewhere). */
+  const char *default_lowering;
   /* --target: NULL or "cpu", or "cuda" (tools/common/tune_pipeline_cuda.c,
    * which reads the gpu_* fields: chip, NULL = sm_90; binary format, NULL =
    * isa (PTX), bin (cubin) or fatbin; block tile, NULL = "16,16"). */
@@ -38,6 +44,9 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
 /* Checks that only llvm.* / omp.* ops (and the builtin.module) remain.
  * Otherwise STC_ERR_INVALID, err names the first offending op, and *blame
  * (may be NULL) is set to it, for its location. */
+/* True for the values --default-lowering accepts ("fast", "loops"). */
+bool stc_tune_default_lowering_valid(const char *value);
+
 stc_status stc_tune_check_lowered(MlirOperation module, MlirOperation *blame,
                                   stc_error *err);
 

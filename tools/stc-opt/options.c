@@ -5,6 +5,7 @@
 #include "stc_opt.h"
 
 #include "stc_passes.h"
+#include "tune_pipeline.h"
 
 #include <llvm-c/Core.h>
 #include <llvm/Config/llvm-config.h>
@@ -29,6 +30,7 @@ typedef enum flag_id {
   FLAG_GPU_FORMAT,
   FLAG_GPU_BLOCK,
   FLAG_GPU_MAPPING,
+  FLAG_DEFAULT_LOWERING,
   FLAG_EMIT,
   FLAG_HELP,
   FLAG_VERSION,
@@ -81,6 +83,10 @@ static const flag_spec flags[] = {
     {"gpu-mapping", "inner-x|outer-x", FLAG_GPU_MAPPING,
      "loop dimension on threads' x with --target=cuda: the last, contiguous "
      "one (inner-x, default) or the first (outer-x)"},
+    {"default-lowering", "fast|loops", FLAG_DEFAULT_LOWERING,
+     "what ops without variants, and every site's reference, become with "
+     "--tune-hot-paths: fast (tiled + vectorized, the default) or loops "
+     "(scalar loops: the test oracle)"},
     {"emit", "mlir|llvm|obj", FLAG_EMIT,
      "output kind with --tune-hot-paths (default mlir; obj needs -o)"},
     {"help", NULL, FLAG_HELP, "print this help and exit"},
@@ -278,6 +284,15 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
     }
     options->tune.target = value;
     break;
+  case FLAG_DEFAULT_LOWERING:
+    if (!stc_tune_default_lowering_valid(value)) {
+      stc_opt_error("invalid value '%s' for option '--default-lowering' "
+                    "(expected fast or loops)",
+                    value);
+      return STC_OPT_EXIT_USAGE;
+    }
+    options->tune.default_lowering = value;
+    break;
   case FLAG_GPU_CHIP:
     options->tune.gpu_chip = value;
     break;
@@ -313,11 +328,13 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
 static int check_tune_options(const stc_opt_options *options) {
   const stc_opt_tune_options *tune = &options->tune;
   if (!tune->requested && (tune->hot_path_profile || tune->variant_library ||
-                           tune->schedule_options || tune->target)) {
+                           tune->schedule_options || tune->target ||
+                           tune->default_lowering)) {
     stc_opt_error("'%s' needs --tune-hot-paths",
                   tune->hot_path_profile   ? "--hot-path-profile"
                   : tune->variant_library  ? "--variant-library"
                   : tune->schedule_options ? "--hot-path-options"
+                  : tune->default_lowering ? "--default-lowering"
                                            : "--target");
     return STC_OPT_EXIT_USAGE;
   }

@@ -16,9 +16,12 @@
 stc_status stc_opt_tune_hot_paths(MlirOpPassManager pm,
                                   const stc_opt_tune_options *tune,
                                   stc_error *err) {
-  stc_tune_pipeline_options options = {tune->hot_path_profile,
-                                       tune->schedule_options,
-                                       tune->variant_library};
+  stc_tune_pipeline_options options = {
+      .hot_path_profile = tune->hot_path_profile,
+      .schedule_options = tune->schedule_options,
+      .variant_library = tune->variant_library,
+      .default_lowering = tune->default_lowering,
+  };
   options.target = tune->target;
   options.gpu_chip = tune->gpu_chip;
   options.gpu_format = tune->gpu_format;

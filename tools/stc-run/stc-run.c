@@ -59,6 +59,7 @@ typedef struct run_options {
   const char *hot_path_profile; /* NULL = static cost estimate */
   const char *variant_library;  /* NULL = built-in schedules only */
   const char *schedule_options; /* NULL = the scheduling pass's defaults */
+  const char *default_lowering; /* "fast" (NULL) or "loops" */
 } run_options;
 
 /* A runner's output is the program's: the scheduling pass's remarks (one
@@ -86,6 +87,10 @@ static const char usage_text[] =
     "                               --tune-hot-paths (e.g. min-samples=2)\n"
     "  --variant-library=<file>     YAML file of extra schedules for\n"
     "                               --tune-hot-paths\n"
+    "  --default-lowering=fast|loops  what ops without variants and site\n"
+    "                               references become: tiled + vectorized\n"
+    "                               (fast, default) or scalar loops (the\n"
+    "                               test oracle)\n"
     "  --remarks                    print the compiler's remarks (the\n"
     "                               scheduling decisions); off by default\n"
     "  --help, --version\n"
@@ -207,6 +212,15 @@ static int options_parse(int argc, char **argv, run_options *options) {
     } else if ((value = option_value("--hot-path-options", argc, argv, &i,
                                      &missing))) {
       options->schedule_options = value;
+    } else if ((value = option_value("--default-lowering", argc, argv, &i,
+                                     &missing))) {
+      if (!stc_tune_default_lowering_valid(value)) {
+        error("invalid value '%s' for option '--default-lowering' (expected "
+              "fast or loops)",
+              value);
+        return EXIT_USAGE;
+      }
+      options->default_lowering = value;
     } else if (missing) {
       error("option '%s' needs a value", arg);
       return EXIT_USAGE;
@@ -234,12 +248,13 @@ static int options_parse(int argc, char **argv, run_options *options) {
     }
   }
   if ((options->hot_path_profile || options->variant_library ||
-       options->schedule_options) &&
+       options->schedule_options || options->default_lowering) &&
       !options->tune_hot_paths) {
     error("%s needs --tune-hot-paths",
-          options->hot_path_profile  ? "--hot-path-profile"
-          : options->variant_library ? "--variant-library"
-                                     : "--hot-path-options");
+          options->hot_path_profile   ? "--hot-path-profile"
+          : options->variant_library  ? "--variant-library"
+          : options->default_lowering ? "--default-lowering"
+                                      : "--hot-path-options");
     return EXIT_USAGE;
   }
   if (!options->input)
@@ -475,9 +490,12 @@ static stc_status tune_hot_paths(MlirModule module,
       ctx, mlirStringRefCreateFromCString("builtin.module"));
   stc_status status = stc_tune_pipeline_add(
       mlirPassManagerGetAsOpPassManager(pm),
-      &(stc_tune_pipeline_options){options->hot_path_profile,
-                                   options->schedule_options,
-                                   options->variant_library},
+      &(stc_tune_pipeline_options){
+          .hot_path_profile = options->hot_path_profile,
+          .schedule_options = options->schedule_options,
+          .variant_library = options->variant_library,
+          .default_lowering = options->default_lowering,
+      },
       err);
   if (status == STC_OK &&
       mlirLogicalResultIsFailure(

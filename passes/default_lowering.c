@@ -1,0 +1,639 @@
+/* stc-default-lowering: the fast default lowering (DESIGN.md section 4).
+ *
+ * In:  a module on tensors (or memrefs) after stc-multi-variant: user
+ *      functions, site references (stc.reference), variants
+ *      (stc.variant_of) and dispatch functions.
+ * Out: every linalg structured op outside the variants tiled and vectorized
+ *      by one robust schedule per op kind, so that what cold code runs, and
+ *      what every site's tuner measures candidates against, is fast code
+ *      instead of scalar loops. Variants keep the schedule they were made
+ *      with. An op no default schedule applies to is left alone: the rest
+ *      of the pipeline lowers it to scalar loops (convert-linalg-to-loops),
+ *      which are always correct; with remarks=true a remark says why.
+ *
+ * The schedule of an op, first that applies:
+ *   1. a built-in schedule of its kind (passes/schedules/): convolutions,
+ *      depthwise convolutions, pooling, matvec, vecmat — the kinds whose
+ *      fast form needs more than tiling (decomposition, reduction tiling);
+ *      one that is static-only is skipped for a dynamically shaped op;
+ *   2. a schedule generated from the op's indexing maps:
+ *      - a contraction with m, n and k dimensions (matmul, batch_matmul,
+ *        transposed operands, linalg.generic contractions): cache blocks
+ *        64 x 256 x 128 (m, n, k), register tiles 8 x 32 x 8 vectorized
+ *        and lowered to outer products (FMAs); batch dimensions tiled by 1;
+ *      - anything else (elementwise, broadcasts, transposes, fills,
+ *        reductions): one tile level, 32 along the dimension most operands
+ *        are contiguous in, 8 along the innermost other parallel dimension,
+ *        1 elsewhere, vectorized with masks for partial tiles, reductions
+ *        lowered to vector reductions.
+ *      Static dimensions smaller than a tile get their own size (no mask).
+ *
+ * Soundness: each schedule is applied to a clone of the op's function; the
+ * clone replaces the function only if the interpreter succeeded and the
+ * clone verifies. A failure can only leave the op as scalar loops. The
+ * end-to-end suites compare this lowering with the scalar loops and with
+ * upstream mlir-runner on every example and lit input program. */
+#include "schedule_library.h"
+#include "stc_passes.h"
+#include "transform_apply.h"
+
+#include <inttypes.h>
+#include <mlir-c/AffineExpr.h>
+#include <mlir-c/AffineMap.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/Arith.h>
+#include <mlir-c/Dialect/Func.h>
+#include <mlir-c/Dialect/Linalg.h>
+#include <mlir-c/Dialect/MemRef.h>
+#include <mlir-c/Dialect/SCF.h>
+#include <mlir-c/Dialect/Tensor.h>
+#include <mlir-c/Dialect/Transform.h>
+#include <mlir-c/Dialect/Vector.h>
+#include <mlir-c/IR.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PASS_NAME "stc-default-lowering"
+#define ATTR_TARGET "stc.default_target"
+#define MAX_LOOPS 12
+
+/* Tile sizes of the generated schedules (see the file comment). */
+enum {
+  BLOCK_M = 64, BLOCK_N = 256, BLOCK_K = 128,
+  REGISTER_M = 8, REGISTER_N = 32, REGISTER_K = 8,
+  VECTOR_INNER = 32, VECTOR_OUTER = 8,
+};
+
+/* The built-in schedule of an op kind, by op name. */
+static const struct {
+  const char *op;
+  const char *schedule;
+} kind_defaults[] = {
+    {"linalg.conv_2d_nhwc_hwcf", "conv_decompose_vec"},
+    {"linalg.conv_2d_nchw_fchw", "conv_nchw_decompose_vec"},
+    {"linalg.depthwise_conv_2d_nhwc_hwc", "depthwise_conv_decompose_vec"},
+    {"linalg.pooling_nhwc_max", "pooling_nhwc_max_rows_vec"},
+    {"linalg.pooling_nhwc_sum", "pooling_nhwc_sum_rows_vec"},
+    {"linalg.matvec", "matvec_tile_reduction_vec"},
+    {"linalg.vecmat", "vecmat_tile64x16_vec"},
+};
+
+typedef struct default_options {
+  bool remarks;
+} default_options;
+
+/* A parsed, verified script, kept for the run (the same text recurs for
+ * ops of the same shape class). */
+typedef struct script_entry {
+  char *text; /* owned; the key */
+  MlirOperation module; /* owned; null when it failed to parse/verify */
+  MlirOperation entry;
+  stc_schedule_shapes shapes;
+} script_entry;
+
+typedef struct run_state {
+  MlirContext ctx;
+  const default_options *options;
+  script_entry *scripts;
+  size_t num_scripts, capacity;
+  size_t applied, kept;
+} run_state;
+
+/* ---- scripts ---------------------------------------------------------------- */
+
+/* The script for `text` (named sequence @name), parsed and verified once. */
+static const script_entry *script_for(run_state *state, const char *text,
+                                      const char *name,
+                                      stc_schedule_shapes shapes) {
+  for (size_t i = 0; i < state->num_scripts; i++)
+    if (strcmp(state->scripts[i].text, text) == 0)
+      return &state->scripts[i];
+  if (state->num_scripts == state->capacity) {
+    size_t capacity = state->capacity ? 2 * state->capacity : 16;
+    script_entry *grown = realloc(state->scripts, capacity * sizeof *grown);
+    if (!grown)
+      return NULL;
+    state->scripts = grown;
+    state->capacity = capacity;
+  }
+  script_entry *e = &state->scripts[state->num_scripts];
+  memset(e, 0, sizeof *e);
+  if (!(e->text = strdup(text)))
+    return NULL;
+  e->shapes = shapes;
+  stc_diag_capture capture;
+  MlirDiagnosticHandlerID handler = stc__capture_begin(state->ctx, &capture);
+  e->module = mlirOperationCreateParse(state->ctx, stc__str(text),
+                                       stc__str(PASS_NAME "-script"));
+  if (!mlirOperationIsNull(e->module) && mlirOperationVerify(e->module))
+    e->entry = stc__find_sequence(e->module, name);
+  stc__capture_end(state->ctx, handler);
+  stc_text_free(&capture.message);
+  if (!mlirOperationIsNull(e->module) && mlirOperationIsNull(e->entry)) {
+    mlirOperationDestroy(e->module);
+    e->module = (MlirOperation){NULL};
+  }
+  state->num_scripts++;
+  return e;
+}
+
+static void scripts_free(run_state *state) {
+  for (size_t i = 0; i < state->num_scripts; i++) {
+    free(state->scripts[i].text);
+    if (!mlirOperationIsNull(state->scripts[i].module))
+      mlirOperationDestroy(state->scripts[i].module);
+  }
+  free(state->scripts);
+}
+
+/* The built-in schedule `name` as a script entry; NULL when it is missing. */
+static const script_entry *builtin_script(run_state *state, const char *name) {
+  for (size_t i = 0; i < stc_num_builtin_schedules; i++) {
+    if (strcmp(stc_builtin_schedules[i].name, name) != 0)
+      continue;
+    const char *text = stc_builtin_schedules[i].script;
+    const char *dynamic = strstr(text, "stc.dynamic = \"");
+    stc_schedule_shapes shapes = STC_SCHEDULE_SHAPES_UNKNOWN;
+    if (dynamic) {
+      char value[32] = "";
+      sscanf(dynamic + strlen("stc.dynamic = \""), "%31[^\"]", value);
+      if (!stc_schedule_shapes_parse(value, &shapes))
+        shapes = STC_SCHEDULE_SHAPES_UNKNOWN;
+    }
+    return script_for(state, text, name, shapes);
+  }
+  return NULL;
+}
+
+static void append_sizes(stc_text *text, const int64_t *sizes, size_t count) {
+  stc_text_appendf(text, "[");
+  for (size_t i = 0; i < count; i++)
+    stc_text_appendf(text, "%s%" PRId64, i ? ", " : "", sizes[i]);
+  stc_text_appendf(text, "]");
+}
+
+/* `%<out>, %<loops>:<count> = tile_using_for %<in> tile_sizes [...]`. */
+static void append_tiling(stc_text *text, const char *out, const char *loops,
+                          const char *in, const int64_t *sizes, size_t count) {
+  stc_text_appendf(text, "    %%%s, %%%s:%zu = transform.structured.tile_using_for %%%s tile_sizes ",
+                   out, loops, count, in);
+  append_sizes(text, sizes, count);
+  stc_text_appendf(text, "\n        : (!transform.any_op) -> (!transform.any_op");
+  for (size_t i = 0; i < count; i++)
+    stc_text_appendf(text, ", !transform.any_op");
+  stc_text_appendf(text, ")\n");
+}
+
+/* A generated schedule: optional cache blocks, then tiles vectorized with
+ * `vector` sizes, then the vector lowering the LLVM conversion needs. */
+static void generated_script(stc_text *text, const int64_t *blocks,
+                             const int64_t *vector, size_t loops,
+                             bool contraction) {
+  stc_text_appendf(text,
+                   "module attributes {transform.with_named_sequence} {\n"
+                   "  transform.named_sequence @stc_default(%%op: !transform.any_op "
+                   "{transform.consumed}) {\n"
+                   "    %%func = transform.get_parent_op %%op {isolated_from_above}\n"
+                   "        : (!transform.any_op) -> !transform.any_op\n");
+  const char *tile_input = "op";
+  if (blocks) {
+    append_tiling(text, "blocked", "blocks", "op", blocks, loops);
+    tile_input = "blocked";
+  }
+  append_tiling(text, "tiled", "loops", tile_input, vector, loops);
+  stc_text_appendf(text, "    transform.structured.vectorize %%tiled vector_sizes ");
+  append_sizes(text, vector, loops);
+  /* Masked transfers become transfers with a mask operand at once: when a
+   * tile loop folds away, canonicalization would otherwise fold a cast into
+   * a vector.mask body that then fails to verify (schedules/README.md). */
+  stc_text_appendf(text,
+                   " : !transform.any_op\n"
+                   "    transform.apply_patterns to %%func {\n"
+                   "      transform.apply_patterns.vector.lower_masked_transfers\n"
+                   "    } : !transform.any_op\n");
+  if (contraction)
+    stc_text_appendf(text,
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.reduction_to_contract\n"
+                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n"
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.lower_contraction "
+                     "lowering_strategy = \"outerproduct\"\n"
+                     "      transform.apply_patterns.vector.lower_outerproduct\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n");
+  else
+    stc_text_appendf(text,
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                     "      transform.apply_patterns.vector.lower_multi_reduction "
+                     "lowering_strategy = \"innerreduction\"\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n");
+  stc_text_appendf(text, "    transform.yield\n  }\n}\n");
+}
+
+/* ---- what an op looks like ---------------------------------------------------- */
+
+typedef struct op_shape {
+  size_t loops;
+  int64_t size[MAX_LOOPS];    /* static loop range, -1 = dynamic/unknown */
+  bool reduction[MAX_LOOPS];  /* not indexed by any output */
+  int innermost[MAX_LOOPS];   /* operands whose last index is this loop */
+  bool dynamic;               /* some loop range is not static */
+} op_shape;
+
+static bool dim_position(MlirAffineExpr expr, intptr_t *position) {
+  if (!mlirAffineExprIsADim(expr))
+    return false;
+  *position = mlirAffineDimExprGetPosition(expr);
+  return true;
+}
+
+/* The number of DPS outputs (inits) of a linalg op. */
+static intptr_t num_outputs(MlirOperation op) {
+  MlirAttribute segments =
+      mlirOperationGetAttributeByName(op, stc__str("operandSegmentSizes"));
+  if (!mlirAttributeIsNull(segments) && mlirAttributeIsADenseI32Array(segments) &&
+      mlirDenseArrayGetNumElements(segments) >= 2)
+    return mlirDenseI32ArrayGetElement(segments, 1);
+  return 1;
+}
+
+/* Loop count, static loop ranges, reduction loops and contiguity from the
+ * indexing maps and operand types; false when the op is not a structured op
+ * with one map per operand. */
+static bool read_shape(MlirOperation op, op_shape *shape) {
+  memset(shape, 0, sizeof *shape);
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
+    return false;
+  intptr_t count = mlirArrayAttrGetNumElements(maps);
+  if (count != mlirOperationGetNumOperands(op) || count == 0)
+    return false;
+  intptr_t outputs = num_outputs(op);
+  for (intptr_t i = 0; i < count; i++) {
+    MlirAttribute attr = mlirArrayAttrGetElement(maps, i);
+    if (!mlirAttributeIsAAffineMap(attr))
+      return false;
+    MlirAffineMap map = mlirAffineMapAttrGetValue(attr);
+    intptr_t dims = mlirAffineMapGetNumDims(map);
+    if (i == 0) {
+      if (dims <= 0 || dims > MAX_LOOPS)
+        return false;
+      shape->loops = (size_t)dims;
+      for (size_t d = 0; d < shape->loops; d++) {
+        shape->size[d] = -1;
+        shape->reduction[d] = true;
+      }
+    } else if ((size_t)dims != shape->loops) {
+      return false;
+    }
+  }
+  for (intptr_t i = 0; i < count; i++) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    MlirType type = mlirValueGetType(mlirOperationGetOperand(op, i));
+    bool shaped = mlirTypeIsAShaped(type) && mlirShapedTypeHasRank(type);
+    intptr_t results = mlirAffineMapGetNumResults(map);
+    bool output = i >= count - outputs;
+    for (intptr_t r = 0; r < results; r++) {
+      intptr_t d;
+      if (!dim_position(mlirAffineMapGetResult(map, r), &d))
+        continue;
+      if (output)
+        shape->reduction[d] = false;
+      if (r == results - 1)
+        shape->innermost[d]++;
+      if (shaped && r < mlirShapedTypeGetRank(type) &&
+          !mlirShapedTypeIsDynamicDim(type, r))
+        shape->size[d] = mlirShapedTypeGetDimSize(type, r);
+    }
+  }
+  for (size_t d = 0; d < shape->loops; d++)
+    shape->dynamic = shape->dynamic || shape->size[d] < 0;
+  return true;
+}
+
+/* A tile of `wanted` along loop d: the static range when it is smaller. */
+static int64_t clamp(const op_shape *shape, size_t d, int64_t wanted) {
+  return shape->size[d] >= 0 && shape->size[d] < wanted ? shape->size[d] : wanted;
+}
+
+/* The last entry of a contraction dimension group (a DenseI32Array), or -1
+ * when the group is empty. */
+static int last_dim(MlirAttribute group) {
+  if (mlirAttributeIsNull(group) || !mlirAttributeIsADenseI32Array(group))
+    return -1;
+  intptr_t n = mlirDenseArrayGetNumElements(group);
+  return n > 0 ? mlirDenseI32ArrayGetElement(group, n - 1) : -1;
+}
+
+/* The two-level contraction schedule; false when the op is not a
+ * contraction with m, n and k dimensions. */
+static bool contraction_script(MlirOperation op, const op_shape *shape,
+                               stc_text *text) {
+  if (!mlirLinalgIsAContractionOp(op))
+    return false;
+  MlirLinalgContractionDimensions dims = mlirLinalgInferContractionDimensions(op);
+  int m = last_dim(dims.m), n = last_dim(dims.n), k = last_dim(dims.k);
+  if (m < 0 || n < 0 || k < 0 || (size_t)m >= shape->loops ||
+      (size_t)n >= shape->loops || (size_t)k >= shape->loops)
+    return false;
+  int64_t blocks[MAX_LOOPS], vector[MAX_LOOPS];
+  for (size_t d = 0; d < shape->loops; d++)
+    blocks[d] = vector[d] = 1;
+  blocks[m] = clamp(shape, (size_t)m, BLOCK_M);
+  blocks[n] = clamp(shape, (size_t)n, BLOCK_N);
+  blocks[k] = clamp(shape, (size_t)k, BLOCK_K);
+  vector[m] = clamp(shape, (size_t)m, REGISTER_M);
+  vector[n] = clamp(shape, (size_t)n, REGISTER_N);
+  vector[k] = clamp(shape, (size_t)k, REGISTER_K);
+  generated_script(text, blocks, vector, shape->loops, true);
+  return true;
+}
+
+/* The one-level schedule for any other structured op. */
+static bool generic_script(const op_shape *shape, stc_text *text) {
+  int64_t vector[MAX_LOOPS];
+  size_t inner = 0;
+  for (size_t d = 0; d < shape->loops; d++) {
+    vector[d] = 1;
+    if (shape->innermost[d] >= shape->innermost[inner])
+      inner = d;
+  }
+  vector[inner] = clamp(shape, inner, VECTOR_INNER);
+  for (size_t d = shape->loops; d-- > 0;)
+    if (d != inner && !shape->reduction[d]) {
+      vector[d] = clamp(shape, d, VECTOR_OUTER);
+      break;
+    }
+  for (size_t d = 0; d < shape->loops; d++)
+    if (vector[d] <= 0)
+      return false; /* an empty static range: nothing to run */
+  generated_script(text, NULL, vector, shape->loops, false);
+  return true;
+}
+
+/* ---- applying ------------------------------------------------------------------ */
+
+typedef struct find_target {
+  int64_t index;
+  MlirOperation found;
+} find_target;
+
+static MlirWalkResult find_tagged(MlirOperation op, void *user) {
+  find_target *f = user;
+  MlirAttribute tag = mlirOperationGetAttributeByName(op, stc__str(ATTR_TARGET));
+  if (!mlirAttributeIsNull(tag) && mlirAttributeIsAInteger(tag) &&
+      mlirIntegerAttrGetValueInt(tag) == f->index) {
+    f->found = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static MlirOperation tagged(MlirOperation func, int64_t index) {
+  find_target f = {index, {NULL}};
+  mlirOperationWalk(func, find_tagged, &f, MlirWalkPreOrder);
+  return f.found;
+}
+
+static MlirWalkResult untag(MlirOperation op, void *user) {
+  (void)user;
+  mlirOperationRemoveAttributeByName(op, stc__str(ATTR_TARGET));
+  return MlirWalkResultAdvance;
+}
+
+/* The default schedules that may apply to `op`, most specific first (at
+ * most two: its kind's built-in, then the generated one). *why gets the
+ * reasons for skipping one. */
+static size_t candidates(run_state *state, MlirOperation op,
+                         const script_entry *out[2], stc_text *why) {
+  size_t count = 0;
+  op_shape shape;
+  if (!read_shape(op, &shape)) {
+    stc_text_appendf(why, "its indexing maps are not one per operand");
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof kind_defaults / sizeof kind_defaults[0]; i++) {
+    if (!stc__op_is(op, kind_defaults[i].op))
+      continue;
+    const script_entry *s = builtin_script(state, kind_defaults[i].schedule);
+    if (!s || mlirOperationIsNull(s->module))
+      continue;
+    if (shape.dynamic && s->shapes != STC_SCHEDULE_SHAPES_ANY)
+      stc_text_appendf(why, "%s handles static shapes only; ", kind_defaults[i].schedule);
+    else
+      out[count++] = s;
+    break;
+  }
+  stc_text text = {0};
+  if ((contraction_script(op, &shape, &text) || generic_script(&shape, &text)) &&
+      !text.out_of_memory) {
+    const script_entry *s = script_for(state, text.data, "stc_default",
+                                       STC_SCHEDULE_SHAPES_ANY);
+    if (s && !mlirOperationIsNull(s->module))
+      out[count++] = s;
+  }
+  stc_text_free(&text);
+  return count;
+}
+
+/* Applies `script` to `target` (inside `root`); true when the interpreter
+ * succeeded and root still verifies. The first error goes to *why. */
+static bool apply_checked(run_state *state, MlirOperation root,
+                          MlirOperation target, const script_entry *script,
+                          stc_text *why) {
+  stc_diag_capture capture;
+  MlirDiagnosticHandlerID handler = stc__capture_begin(state->ctx, &capture);
+  bool ok = stc__apply_sequence(target, script->entry, script->module) &&
+            mlirOperationVerify(root);
+  stc__capture_end(state->ctx, handler);
+  if (!ok)
+    stc_text_appendf(why, "%s%s", why->data && why->data[0] ? "; " : "",
+                     stc__capture_text(&capture));
+  stc_text_free(&capture.message);
+  return ok;
+}
+
+/* *func's place goes to `clone`. */
+static void replace_function(MlirOperation *func, MlirOperation clone) {
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(*func), *func, clone);
+  mlirOperationRemoveFromParent(*func);
+  mlirOperationDestroy(*func);
+  *func = clone;
+}
+
+static void remark_kept(run_state *state, MlirOperation op, const stc_text *why) {
+  if (!state->options->remarks || mlirOperationIsNull(op))
+    return;
+  stc_text message = {0};
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  stc_text_appendf(&message, PASS_NAME ": '%.*s' keeps the scalar-loop lowering: %s",
+                   (int)name.length, name.data,
+                   why->data && why->data[0] ? why->data : "no default schedule applies");
+  if (!message.out_of_memory)
+    stc__pass_remark(state->ctx, op, message.data);
+  stc_text_free(&message);
+}
+
+/* The careful path: the op tagged `index` gets the first of its schedules
+ * that applies to a clone of *func, which then replaces *func. */
+static void lower_one(run_state *state, MlirOperation *func, int64_t index) {
+  MlirOperation op = tagged(*func, index);
+  if (mlirOperationIsNull(op))
+    return; /* an earlier schedule's clean-up folded it away */
+  stc_text why = {0};
+  const script_entry *scripts[2];
+  size_t count = candidates(state, op, scripts, &why);
+  bool done = false;
+  for (size_t i = 0; i < count && !done; i++) {
+    MlirOperation clone = mlirOperationClone(*func);
+    MlirOperation target = tagged(clone, index);
+    done = !mlirOperationIsNull(target) &&
+           apply_checked(state, clone, target, scripts[i], &why);
+    if (done)
+      replace_function(func, clone);
+    else
+      mlirOperationDestroy(clone);
+  }
+  if (done)
+    state->applied++;
+  else {
+    state->kept++;
+    remark_kept(state, tagged(*func, index), &why);
+  }
+  stc_text_free(&why);
+}
+
+/* The fast path: every op of one clone of *func gets its first schedule; the
+ * clone replaces *func only if all of them applied. False (and *func
+ * untouched) otherwise: then each op goes through lower_one. */
+static bool lower_all_at_once(run_state *state, MlirOperation *func, int64_t count) {
+  MlirOperation clone = mlirOperationClone(*func);
+  bool ok = true;
+  size_t applied = 0;
+  for (int64_t i = 0; i < count && ok; i++) {
+    MlirOperation op = tagged(clone, i);
+    if (mlirOperationIsNull(op))
+      continue;
+    stc_text why = {0};
+    const script_entry *scripts[2];
+    ok = candidates(state, op, scripts, &why) > 0 &&
+         apply_checked(state, clone, op, scripts[0], &why);
+    applied++;
+    stc_text_free(&why);
+  }
+  if (!ok) {
+    mlirOperationDestroy(clone);
+    return false;
+  }
+  replace_function(func, clone);
+  state->applied += applied;
+  return true;
+}
+
+typedef struct collect_targets {
+  MlirContext ctx;
+  int64_t count;
+} collect_targets;
+
+/* Tags each linalg structured op (one body region and indexing maps). */
+static MlirWalkResult tag_target(MlirOperation op, void *user) {
+  collect_targets *c = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length > 7 && memcmp(name.data, "linalg.", 7) == 0 &&
+      mlirOperationGetNumRegions(op) == 1 &&
+      !mlirAttributeIsNull(mlirLinalgGetIndexingMapsAttribute(op))) {
+    MlirType i64 = mlirIntegerTypeGet(c->ctx, 64);
+    mlirOperationSetAttributeByName(op, stc__str(ATTR_TARGET),
+                                    mlirIntegerAttrGet(i64, c->count++));
+  }
+  return MlirWalkResultAdvance;
+}
+
+static void lower_function(run_state *state, MlirOperation func) {
+  collect_targets c = {state->ctx, 0};
+  mlirOperationWalk(func, tag_target, &c, MlirWalkPreOrder);
+  if (c.count > 0 && !lower_all_at_once(state, &func, c.count))
+    for (int64_t i = 0; i < c.count; i++)
+      lower_one(state, &func, i);
+  mlirOperationWalk(func, untag, NULL, MlirWalkPreOrder);
+}
+
+static void run(MlirOperation module, MlirExternalPass pass, void *user) {
+  (void)pass;
+  run_state state = {0};
+  state.ctx = mlirOperationGetContext(module);
+  state.options = user;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  /* Functions are replaced by their transformed clones as we go: take the
+   * next one before lowering the current one. */
+  MlirOperation next = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    if (!stc__op_is(op, "func.func") || mlirOperationGetNumRegions(op) != 1 ||
+        mlirRegionIsNull(mlirOperationGetRegion(op, 0)) ||
+        mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+      continue;
+    /* Variants keep the schedule they were made with. */
+    if (!mlirAttributeIsNull(
+            mlirOperationGetAttributeByName(op, stc__str("stc.variant_of"))))
+      continue;
+    lower_function(&state, op);
+  }
+  scripts_free(&state);
+}
+
+/* ---- pass object and options ------------------------------------------------- */
+
+static const stc_pass_option_spec option_specs[] = {
+    {"remarks", "a remark at each op that keeps the scalar-loop lowering, "
+                "saying why (true|false)", "false"},
+};
+
+static _Alignas(8) char pass_type_anchor;
+static default_options default_state = {false};
+static default_options remarks_state = {true};
+
+static MlirPass create(const stc_pass_option_value *values, size_t count,
+                       stc_error *err) {
+  bool remarks = false;
+  for (size_t i = 0; i < count; i++) {
+    const char *name = values[i].name ? values[i].name : "";
+    if (strcmp(name, "remarks") != 0) {
+      stc_error_set(err, NULL, 0, 0, PASS_NAME ": unknown option '%s' (known: remarks)",
+                    name);
+      return (MlirPass){NULL};
+    }
+    if (!stc__option_bool(PASS_NAME, name, values[i].value ? values[i].value : "",
+                          &remarks, err))
+      return (MlirPass){NULL};
+  }
+  MlirDialectHandle dialects[] = {
+      mlirGetDialectHandle__func__(),   mlirGetDialectHandle__transform__(),
+      mlirGetDialectHandle__linalg__(), mlirGetDialectHandle__scf__(),
+      mlirGetDialectHandle__vector__(), mlirGetDialectHandle__tensor__(),
+      mlirGetDialectHandle__arith__(),  mlirGetDialectHandle__memref__(),
+  };
+  /* The state is immutable: clones share it (no copy, no destructor). */
+  stc_pass_def def = {&stc_default_lowering_pass_spec, "StcDefaultLowering",
+                      &pass_type_anchor, dialects,
+                      sizeof dialects / sizeof dialects[0], run, NULL, NULL};
+  return stc__create_pass(&def, remarks ? &remarks_state : &default_state);
+}
+
+const stc_pass_spec stc_default_lowering_pass_spec = {
+    PASS_NAME,
+    "tile and vectorize every linalg op outside the variants with one robust "
+    "schedule per op kind: the default lowering, and every site's reference",
+    "builtin.module",
+    option_specs,
+    sizeof option_specs / sizeof option_specs[0],
+    create,
+};

@@ -1,0 +1,99 @@
+// stc-default-lowering: every linalg op outside the variants is tiled and
+// vectorized (contractions down to FMAs), on static, odd and dynamic
+// shapes; a variant keeps its own schedule; an op no default schedule
+// applies to keeps its scalar-loop lowering, with a remark when asked.
+// RUN: stc-opt --split-input-file --stc-default-lowering %s | FileCheck %s
+// RUN: stc-opt --split-input-file --verify-diagnostics --stc-default-lowering='remarks=true' %s -o /dev/null
+// RUN: not stc-opt --stc-default-lowering='remarks=maybe' %s 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: not stc-opt --stc-default-lowering='colour=red' %s 2>&1 | FileCheck %s --check-prefix=BADNAME
+// BADOPT: stc-default-lowering: option 'remarks': expected true or false, got 'maybe'
+// BADNAME: unknown option 'colour' for pass 'stc-default-lowering' (valid options: remarks)
+
+// CHECK-LABEL: func.func @matmul_odd
+// CHECK-NOT: linalg.
+// CHECK: scf.for
+// CHECK: vector.fma
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @matmul_odd(%a: tensor<37x29xf32>, %b: tensor<29x53xf32>, %c: tensor<37x53xf32>) -> tensor<37x53xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<37x29xf32>, tensor<29x53xf32>) outs(%c : tensor<37x53xf32>) -> tensor<37x53xf32>
+  return %r : tensor<37x53xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_dynamic
+// CHECK-NOT: linalg.
+// CHECK: vector.create_mask
+// CHECK: vector.fma
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @matmul_dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @relu
+// CHECK-NOT: linalg.
+// CHECK: vector.transfer_read
+// CHECK: arith.maximumf {{.*}} : vector<8x32xf32>
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @relu(%x: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %e = tensor.empty() : tensor<64x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x96xf32>) outs(%e : tensor<64x96xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %q = arith.maximumf %a, %zero : f32
+    linalg.yield %q : f32
+  } -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+
+// A row reduction: 8 rows by 32 columns per step, reduced in vectors.
+// CHECK-LABEL: func.func @rowsum
+// CHECK-NOT: linalg.
+// CHECK: vector.reduction <add>
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @rowsum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.addf %a, %o : f32
+    linalg.yield %q : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// A variant (stc.variant_of) keeps the schedule it was made with.
+// CHECK-LABEL: func.func private @site__variant
+// CHECK: linalg.matmul
+func.func private @site__variant(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32>
+    attributes {stc.variant_of = @site, stc.schedule = "matmul_mkn"} {
+  %r = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// A 1-D convolution written as a linalg.generic whose body takes the max
+// of the products (not a convolution the vectorizer knows, and its input map
+// is not a projected permutation): no default schedule vectorizes it; it
+// keeps the scalar-loop lowering.
+// CHECK-LABEL: func.func @shifted_max
+// CHECK: linalg.generic
+func.func @shifted_max(%x: tensor<40xf32>, %w: tensor<5xf32>, %init: tensor<36xf32>) -> tensor<36xf32> {
+  // expected-remark @+1 {{stc-default-lowering: 'linalg.generic' keeps the scalar-loop lowering}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i + j)>, affine_map<(i, j) -> (j)>,
+                                        affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x, %w : tensor<40xf32>, tensor<5xf32>) outs(%init : tensor<36xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.maximumf %p, %o : f32
+    linalg.yield %q : f32
+  } -> tensor<36xf32>
+  return %r : tensor<36xf32>
+}
