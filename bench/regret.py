@@ -195,7 +195,7 @@ def main():
     stub = sb.stub_library(work) if a.steady_oracle else None
 
     # 2. Run: reference, oracle, cold pick, cold pick without early rejection.
-    hdr = ("%-20s %-13s %4s %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s %-26s %7s  %s"
+    hdr = ("%-20s %-13s %4s %-32s %7s %-32s %7s %8s %7s %-32s %4s %7s %8s %-32s %7s  %s"
            % ("workload", "op", "vars", "oracle best", "ratio", "pick (cold)", "regret",
               "tune_s", "trials", "pick (no early rej.)", "same", "blas", "gen>blas",
               "steady-state best", "st_regr", "check"))
@@ -300,7 +300,7 @@ def main():
         check = "; ".join(notes) if notes else "ok"
         if prep and prep["exhausted"]:
             check += " (budget exhausted)"
-        print("%-20s %-13s %4d %-26s %7s %-26s %7s %8s %7s %-26s %4s %7s %8s %-26s %7s  %s"
+        print("%-20s %-13s %4d %-32s %7s %-32s %7s %8s %7s %-32s %4s %7s %8s %-32s %7s  %s"
               % (name, kind, nvars, best or "-", sb.fmt(best_r), pw or "-", sb.fmt(rg), sb.fmt(tune_s),
                  ("~%d" if est else "%d") % trials if trials is not None else "-",
                  nw or "-", ("yes" if pw == nw else "NO") if nw else "-", sb.fmt(blas_r),
