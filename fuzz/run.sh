@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ with clang-22 (ASan + UBSan) and runs
 # each on its seed corpus (fuzz/corpus/<target>/, committed) plus a work
-# corpus under build/fuzz/ that grows between runs.
+# corpus under build/fuzz/ that grows between runs. Targets: profile_reader,
+# cache_record (the MLIR-free core), verify_diagnostics and pipeline_parser
+# (stc-opt's parsers; they link a CMake build of stc with the compiler).
 #
 #   fuzz/run.sh                      # every target, 10 minutes each
 #   fuzz/run.sh --seconds=20         # what tools/run-tests.sh runs in CI
@@ -27,7 +29,7 @@ for arg in "$@"; do
     *) targets+=("$arg") ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(profile_reader cache_record)
+[ ${#targets[@]} -gt 0 ] || targets=(profile_reader cache_record verify_diagnostics pipeline_parser)
 
 cc=${STC_FUZZ_CC:-clang-22}
 command -v "$cc" >/dev/null ||
@@ -38,9 +40,36 @@ mkdir -p "$out/artifacts"
 # The MLIR-free core, built into each target with the sanitizers; libyaml is
 # the system's (not instrumented).
 core=(lib/support/*.c lib/hints/*.c lib/profile/*.c lib/tuner/*.c)
-flags=(-g -O1 -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
+flags=(-g -O1 -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -D_GNU_SOURCE
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -fno-omit-frame-pointer -Iinclude -Ilib/tuner)
+# stc-opt's parsers: their own files built with the sanitizers, the rest of
+# stc from a CMake build with the compiler (STC_FUZZ_BUILD, default
+# build/plain as tools/run-tests.sh makes it, else build/rel), and the MLIR
+# C API linked the way cmake/StcMLIR.cmake does.
+stc_build=${STC_FUZZ_BUILD:-}
+if [ -z "$stc_build" ]; then
+  for dir in build/plain build/rel; do
+    [ -f "$dir/lib/libstc_passes.a" ] && { stc_build=$dir; break; }
+  done
+fi
+mlir=/usr/lib/llvm-22/lib
+mlir_capi=()
+for component in RegisterEverything Transforms Conversion Func Arith Linalg SCF MemRef \
+    Tensor Vector Bufferization GPU LLVM TransformDialect TransformDialectTransforms \
+    ExecutionEngine Target Interfaces Debug IR; do
+  mlir_capi+=("$mlir/libMLIRCAPI$component.a")
+done
+compiler_flags=(-Itools/stc-opt -Itools/common -Ipasses -isystem /usr/lib/llvm-22/include)
+compiler_libs=("$stc_build/lib/libstc_tool_support.a" "$stc_build/lib/libstc_passes.a"
+               "$stc_build/lib/libstc_core.a" -Wl,--start-group "${mlir_capi[@]}" -Wl,--end-group
+               "$mlir/libMLIR.so" "$mlir/libLLVM.so" -lstdc++ -Wl,-rpath,"$mlir")
+declare -A sources=(
+  [profile_reader]="core"
+  [cache_record]="core"
+  [verify_diagnostics]="tools/stc-opt/verify.c tools/stc-opt/diagnostics.c"
+  [pipeline_parser]="tools/stc-opt/pipeline.c tools/stc-opt/text.c tools/stc-opt/tune_hot_paths.c"
+)
 
 # A private scratch directory for the cache target, on tmpfs when possible.
 scratch_base=/dev/shm
@@ -51,7 +80,18 @@ trap 'rm -rf "$scratch"' EXIT
 status=0
 for target in "${targets[@]}"; do
   [ -f "fuzz/$target.c" ] || { echo "fuzz/run.sh: no target fuzz/$target.c" >&2; exit 2; }
-  "$cc" "${flags[@]}" "fuzz/$target.c" "${core[@]}" -lyaml -lm -lpthread -o "$out/$target"
+  if [ "${sources[$target]:-core}" = core ]; then
+    "$cc" "${flags[@]}" "fuzz/$target.c" "${core[@]}" -lyaml -lm -lpthread -o "$out/$target"
+  else
+    if [ -z "$stc_build" ]; then
+      echo "FUZZ $target SKIPPED: no CMake build with the compiler (set STC_FUZZ_BUILD)"
+      [ -z "${CI:-}" ] || status=1
+      continue
+    fi
+    # shellcheck disable=SC2086 # a list of files
+    "$cc" "${flags[@]}" "${compiler_flags[@]}" "fuzz/$target.c" ${sources[$target]} \
+      "${compiler_libs[@]}" -lyaml -lm -lpthread -o "$out/$target"
+  fi
   work="$out/corpus/$target"
   mkdir -p "$work"
   limit=(-max_total_time="$seconds")
