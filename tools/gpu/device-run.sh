@@ -7,29 +7,34 @@
 #
 # build: BUNDLE (default build/gpu-bundle) gets
 #   lib/libstc_rt.so (+ libyaml), bin/test_gpu (the GPU unit tests),
-#   examples/<name>.cuda   each examples/*.mlir compiled with --tune-hot-paths
+#   examples/<name>.cuda   each examples/*.mlir and test/gpu/Inputs/*.mlir
+#                          compiled with --tune-hot-paths
 #                          --target=cuda --emit=obj and AOT-linked with
 #                          libstc_rt and tools/gpu/print_memref.c (MLIR's
 #                          printMemrefF32 library needs libLLVM);
 #   examples/<name>.cpu.out  what the CPU build (--target=cpu, AOT, tuned)
 #                          prints: the expected output;
 #   examples/mlp.cubin.cuda  mlp with --gpu-format=bin (cubin from ptxas);
-#   bin/matmul_bench       NxN f32 matmul kernels (N = $STC_BENCH_SIZES,
-#                          default 1024 2048 4096), one per
-#                          $STC_BENCH_VARIANTS entry "rows,cols:mapping"
-#                          (block tile, --gpu-mapping), and cuBLAS on the
-#                          same buffers;
+#   bin/matmul_bench       f32 matmul kernels for each $STC_BENCH_SHAPES
+#                          entry MxKxN (A is MxK; default: squares 256 to
+#                          8192, the transformer example's and BERT/GPT/ViT
+#                          shapes), one per $STC_BENCH_VARIANTS entry
+#                          "rows,cols:mapping" (block tile, --gpu-mapping),
+#                          and cuBLAS on the same buffers;
 #   compare-outputs.py, device-run.sh.
 # run: writes into OUTDIR: examples.csv (name,status,seconds), one
 #   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
-#   torch.csv (torch.matmul f32, TF32 off, for a cross-check of cuBLAS),
-#   triton.csv (tools/gpu/triton_matmul.py: an autotuned f32 Triton matmul),
+#   reference.csv (tools/gpu/triton_matmul.py: torch.matmul f32 with TF32
+#   off, a cross-check of cuBLAS, and an autotuned f32 Triton matmul),
 #   test_gpu.log, device.txt (nvidia-smi). Exit 0 when every example matched
 #   and every kernel was right.
 #
 # Environment (build): STC_BUILD (default build/gpu: bin/stc-opt,
 #   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90).
 set -uo pipefail
+default_shapes="256x256x256 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192
+  128x256x256 128x768x3072 128x3072x768 197x768x2304 4096x768x3072 4096x3072x768"
+default_variants="8,8:inner-x 16,16:inner-x 32,32:inner-x 8,32:inner-x 4,64:inner-x 16,16:outer-x"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
@@ -58,7 +63,7 @@ MAIN
   # Each example: the CUDA executable, and the CPU build's output.
   local cpu_cache
   cpu_cache=$(mktemp -d)
-  for model in "$root"/examples/*.mlir; do
+  for model in "$root"/examples/*.mlir "$root"/test/gpu/Inputs/*.mlir; do
     local name
     name=$(basename "$model" .mlir)
     local obj=$bundle/obj/$name.o
@@ -76,17 +81,20 @@ MAIN
   cc -o "$bundle/examples/mlp.cubin.cuda" "$bundle/obj/main.c" "$bundle/obj/mlp.cubin.o" \
     "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
   cp "$bundle/examples/mlp.cpu.out" "$bundle/examples/mlp.cubin.cpu.out"
-  # The matmul bench: one object per (N, block tile).
+  # The matmul bench: one object per (shape, block tile, mapping).
   local header=$bundle/obj/matmul_variants.h objects=()
   : > "$header"
-  for n in ${STC_BENCH_SIZES:-1024 2048 4096}; do
-    for variant in ${STC_BENCH_VARIANTS:-8,8:inner-x 16,16:inner-x 32,32:inner-x 8,32:inner-x 4,64:inner-x 8,8:outer-x 16,16:outer-x 32,32:outer-x}; do
+  for shape in ${STC_BENCH_SHAPES:-$default_shapes}; do
+    local m k n
+    IFS=x read -r m k n <<< "$shape"
+    for variant in ${STC_BENCH_VARIANTS:-$default_variants}; do
       local block=${variant%%:*} mapping=${variant##*:}
-      local fn=mm_${n}_b${block/,/x}_${mapping/-/_}
-      sed "s/NAME/$fn/g; s/NxN/${n}x${n}/g" "$here/matmul.mlir.in" > "$bundle/obj/$fn.mlir"
+      local fn=mm_${m}x${k}x${n}_b${block/,/x}_${mapping/-/_}
+      sed "s/NAME/$fn/g; s/MxK/${m}x${k}/g; s/KxN/${k}x${n}/g; s/MxN/${m}x${n}/g" \
+        "$here/matmul.mlir.in" > "$bundle/obj/$fn.mlir"
       "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-block="$block" \
         --gpu-mapping="$mapping" --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
-      echo "STC_VARIANT($fn, $n, \"${block/,/x}/$mapping\")" >> "$header"
+      echo "STC_VARIANT($fn, $m, $k, $n, \"${block/,/x}/$mapping\")" >> "$header"
       objects+=("$bundle/obj/$fn.o")
     done
   done
@@ -137,26 +145,9 @@ run() {
   done > "$out/examples.log" 2>/dev/null
   rm -f "$out"/*.out "$out"/*.err "$out"/*.cmp
   "$bundle/bin/matmul_bench" > "$out/matmul.csv" 2> "$out/matmul.err" || failures=$((failures + 1))
-  python3 - > "$out/torch.csv" 2>> "$out/matmul.err" <<'PY' || true
-import torch
-torch.backends.cuda.matmul.allow_tf32 = False
-print("n,variant,ms,gflops")
-for n in (1024, 2048, 4096):
-    a = torch.rand(n, n, device="cuda") * 2 - 1
-    b = torch.rand(n, n, device="cuda") * 2 - 1
-    for _ in range(3):
-        torch.matmul(a, b)
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(20):
-        start.record(); torch.matmul(a, b); stop.record(); stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    ms = sorted(times)[len(times) // 2]
-    print(f"{n},torch.matmul_f32,{ms:.4f},{2 * n**3 / (ms * 1e6):.1f}")
-PY
-  python3 "$bundle/triton_matmul.py" ${STC_BENCH_SIZES:-1024 2048 4096} > "$out/triton.csv" \
+  python3 "$bundle/triton_matmul.py" ${STC_BENCH_SHAPES:-$default_shapes} > "$out/reference.csv" \
     2>> "$out/matmul.err" || true
-  cat "$out/examples.csv" "$out/matmul.csv" "$out/torch.csv" "$out/triton.csv"
+  cat "$out/examples.csv" "$out/matmul.csv" "$out/reference.csv"
   echo "device-run.sh: $failures failure(s)"
   [[ $failures -eq 0 ]]
 }

@@ -2,10 +2,11 @@
  * the same device buffers, for tools/gpu/device-run.sh.
  *
  * In:  the kernels' C interfaces, listed by the generated matmul_variants.h
- *      (STC_VARIANT(name, n, block) per compiled variant; each computes
- *      C += A B for n x n f32 and returns C's descriptor).
- * Out: CSV on stdout, one line per (n, variant):
- *      n,variant,block,ms,gflops,max_rel_err_vs_cublas,status
+ *      (STC_VARIANT(name, m, k, n, block) per compiled variant, grouped by
+ *      shape; each computes C += A B, A m x k, B k x n, row-major f32, and
+ *      returns C's descriptor).
+ * Out: CSV on stdout, one line per (shape, variant):
+ *      m,k,n,variant,block,ms,gflops,max_rel_err_vs_cublas,status
  *      ms is the CUDA-event time of one complete call (median of the timed
  *      repetitions, after one warm-up), on the legacy default stream, which
  *      every runtime stream synchronizes with. The error is each variant's
@@ -23,7 +24,7 @@
 typedef void (*matmul_fn)(stc_rt_memref2 *result, stc_rt_memref2 *a,
                           stc_rt_memref2 *b, stc_rt_memref2 *c);
 
-#define STC_VARIANT(name, n, block) \
+#define STC_VARIANT(name, m, k, n, block) \
   void _mlir_ciface_##name(stc_rt_memref2 *, stc_rt_memref2 *, stc_rt_memref2 *, \
                            stc_rt_memref2 *);
 #include "matmul_variants.h"
@@ -31,11 +32,11 @@ typedef void (*matmul_fn)(stc_rt_memref2 *result, stc_rt_memref2 *a,
 
 static const struct {
   const char *name;
-  int64_t n;
+  int64_t m, k, n;
   const char *block;
   matmul_fn fn;
 } variants[] = {
-#define STC_VARIANT(name, n, block) {#name, n, block, _mlir_ciface_##name},
+#define STC_VARIANT(name, m, k, n, block) {#name, m, k, n, block, _mlir_ciface_##name},
 #include "matmul_variants.h"
 #undef STC_VARIANT
 };
@@ -45,8 +46,8 @@ static int compare_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static stc_rt_memref2 descriptor(float *p, int64_t n) {
-  return (stc_rt_memref2){p, p, 0, {n, n}, {n, 1}};
+static stc_rt_memref2 descriptor(float *p, int64_t rows, int64_t cols) {
+  return (stc_rt_memref2){p, p, 0, {rows, cols}, {cols, 1}};
 }
 
 /* Median ms of `reps` calls (one warm-up first); cublas when fn is NULL. */
@@ -90,35 +91,35 @@ int main(void) {
   stc_rt_gpu_timer *timer = NULL;
   if (stc_rt_gpu_timer_create(&timer, NULL) != STC_OK)
     return 1;
-  printf("n,variant,block,ms,gflops,max_rel_err_vs_cublas,status\n");
+  printf("m,k,n,variant,block,ms,gflops,max_rel_err_vs_cublas,status\n");
   int failures = 0;
   size_t count = sizeof variants / sizeof *variants;
-  int64_t done_n = -1;
   for (size_t v0 = 0; v0 < count; v0++) {
-    int64_t n = variants[v0].n;
-    if (n == done_n)
+    int64_t m = variants[v0].m, k = variants[v0].k, n = variants[v0].n;
+    if (v0 > 0 && variants[v0 - 1].m == m && variants[v0 - 1].k == k &&
+        variants[v0 - 1].n == n)
       continue;
-    done_n = n;
-    size_t elements = (size_t)(n * n), bytes = elements * sizeof(float);
-    float *host_a = malloc(bytes), *host_b = malloc(bytes), *want = malloc(bytes),
-          *got = malloc(bytes);
+    size_t elements = (size_t)(m * n), bytes = elements * sizeof(float);
+    size_t elements_a = (size_t)(m * k), elements_b = (size_t)(k * n);
+    float *host_a = malloc(elements_a * 4), *host_b = malloc(elements_b * 4),
+          *want = malloc(bytes), *got = malloc(bytes);
     float *a = NULL, *b = NULL, *c = NULL, *c_ref = NULL;
     if (!host_a || !host_b || !want || !got ||
-        stc_rt_gpu_alloc(bytes, (void **)&a, NULL) != STC_OK ||
-        stc_rt_gpu_alloc(bytes, (void **)&b, NULL) != STC_OK ||
+        stc_rt_gpu_alloc(elements_a * 4, (void **)&a, NULL) != STC_OK ||
+        stc_rt_gpu_alloc(elements_b * 4, (void **)&b, NULL) != STC_OK ||
         stc_rt_gpu_alloc(bytes, (void **)&c, NULL) != STC_OK ||
         stc_rt_gpu_alloc(bytes, (void **)&c_ref, NULL) != STC_OK)
       return 1;
-    for (size_t i = 0; i < elements; i++) {
+    for (size_t i = 0; i < elements_a; i++)
       host_a[i] = (float)((i * 7919 + 13) % 2003) / 1001.5f - 1.0f;
+    for (size_t i = 0; i < elements_b; i++)
       host_b[i] = (float)((i * 104729 + 7) % 1999) / 999.5f - 1.0f;
-    }
-    stc_rt_gpu_copy(a, host_a, bytes, NULL);
-    stc_rt_gpu_copy(b, host_b, bytes, NULL);
-    stc_rt_memref2 da = descriptor(a, n), db = descriptor(b, n),
-                   dc = descriptor(c, n), dref = descriptor(c_ref, n);
-    double flops = 2.0 * (double)n * (double)n * (double)n;
-    int reps = n >= 4096 ? 3 : n >= 2048 ? 5 : 10;
+    stc_rt_gpu_copy(a, host_a, elements_a * 4, NULL);
+    stc_rt_gpu_copy(b, host_b, elements_b * 4, NULL);
+    stc_rt_memref2 da = descriptor(a, m, k), db = descriptor(b, k, n),
+                   dc = descriptor(c, m, n), dref = descriptor(c_ref, m, n);
+    double flops = 2.0 * (double)m * (double)n * (double)k;
+    int reps = flops >= 1e11 ? 3 : flops >= 1.6e10 ? 5 : 10;
     double max_ref = 0;
     if (have_cublas) {
       memset(want, 0, bytes);
@@ -128,10 +129,13 @@ int main(void) {
       for (size_t i = 0; i < elements; i++)
         max_ref = fmax(max_ref, fabs(want[i]));
       double ms = time_calls(NULL, &da, &db, &dref, 20, timer);
-      printf("%lld,cublas_sgemm,-,%.4f,%.1f,0,%s\n", (long long)n, ms,
+      printf("%lld,%lld,%lld,cublas_sgemm,-,%.4f,%.1f,0,%s\n", (long long)m,
+             (long long)k, (long long)n, ms,
              ms > 0 ? flops / (ms * 1e6) : 0.0, ms > 0 ? "ok" : "timing-failed");
     }
-    for (size_t v = v0; v < count && variants[v].n == n; v++) {
+    for (size_t v = v0; v < count && variants[v].m == m && variants[v].k == k &&
+                        variants[v].n == n;
+         v++) {
       memset(got, 0, bytes);
       stc_rt_gpu_copy(c, got, bytes, NULL);
       stc_rt_memref2 result;
@@ -149,7 +153,8 @@ int main(void) {
                            : ms <= 0                                ? "timing-failed"
                                                                     : "ok";
       failures += strcmp(status, "ok") != 0;
-      printf("%lld,%s,%s,%.4f,%.1f,%.2e,%s\n", (long long)n, variants[v].name,
+      printf("%lld,%lld,%lld,%s,%s,%.4f,%.1f,%.2e,%s\n", (long long)m,
+             (long long)k, (long long)n, variants[v].name,
              variants[v].block, ms, ms > 0 ? flops / (ms * 1e6) : 0.0,
              have_cublas ? err : -1.0, status);
       fflush(stdout);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """An f32 Triton matmul autotuned the way its users do it (8 block configs,
-IEEE f32 products: no TF32), timed like tools/gpu/matmul_bench.c (median of
-CUDA-event-timed calls) for the sizes given: `triton_matmul.py 1024 2048`.
-Prints CSV: n,variant,ms,gflops,max_rel_err_vs_torch. Runs on the GPU machine
-(tools/gpu/device-run.sh run)."""
+IEEE f32 products: no TF32) and torch.matmul (cuBLAS, TF32 off), timed like
+tools/gpu/matmul_bench.c (median of 20 CUDA-event-timed calls after 3
+warm-ups) for the shapes given as MxKxN (A is MxK):
+`triton_matmul.py 1024x1024x1024 128x768x3072`.
+Prints CSV: m,k,n,variant,ms,gflops,max_rel_err_vs_torch. Runs on the GPU
+machine (tools/gpu/device-run.sh run)."""
 import sys
 
 import torch
@@ -62,26 +64,35 @@ def matmul(a, b):
     return c
 
 
+def timed(fn, reps=20):
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return sorted(times)[len(times) // 2]
+
+
 def main():
     torch.backends.cuda.matmul.allow_tf32 = False
-    print("n,variant,ms,gflops,max_rel_err_vs_torch")
-    for n in [int(x) for x in sys.argv[1:]] or [1024, 2048, 4096]:
-        a = torch.rand(n, n, device="cuda") * 2 - 1
-        b = torch.rand(n, n, device="cuda") * 2 - 1
+    print("m,k,n,variant,ms,gflops,max_rel_err_vs_torch")
+    for shape in sys.argv[1:] or ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096"]:
+        m, k, n = (int(x) for x in shape.split("x"))
+        a = torch.rand(m, k, device="cuda") * 2 - 1
+        b = torch.rand(k, n, device="cuda") * 2 - 1
         want = torch.matmul(a, b)
         got = matmul(a, b)  # autotunes
         err = ((got - want).abs() / (want.abs() + 1e-2 * want.abs().max())).max().item()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        times = []
-        for _ in range(20):
-            start.record()
-            matmul(a, b)
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-        ms = sorted(times)[len(times) // 2]
-        print(f"{n},triton_autotuned_f32,{ms:.4f},{2 * n**3 / (ms * 1e6):.1f},{err:.2e}",
-              flush=True)
+        flops = 2 * m * n * k
+        for name, fn, e in (("torch.matmul_f32", lambda: torch.matmul(a, b), 0.0),
+                            ("triton_autotuned_f32", lambda: matmul(a, b), err)):
+            ms = timed(fn)
+            print(f"{m},{k},{n},{name},{ms:.4f},{flops / (ms * 1e6):.1f},{e:.2e}", flush=True)
 
 
 if __name__ == "__main__":

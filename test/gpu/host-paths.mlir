@@ -1,0 +1,33 @@
+// stc-gpu-host-memory on test/gpu/Inputs/host-paths.mlir: a constant is
+// copied once into a device allocation, a host read (tensor.extract) and a
+// host write (tensor.insert) each go through a host mirror (copy in; for the
+// write, copy back), the print reads a mirror, and nothing else on the host
+// touches device memory. (tools/gpu/device-run.sh runs the program on a GPU.)
+// RUN: stc-opt --tune-hot-paths --target=cuda --mlir-print-ir-after-all %S/Inputs/host-paths.mlir -o /dev/null 2>&1 | FileCheck %s
+
+// CHECK-LABEL: IR Dump After StcGpuHostMemory
+// CHECK: func.func @main
+// CHECK: %[[GLOBAL:.*]] = memref.get_global @__constant_2x3xf32
+// CHECK-NEXT: %[[W:.*]] = gpu.alloc () : memref<2x3xf32>
+// CHECK-NEXT: gpu.memcpy %[[W]], %[[GLOBAL]]
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch_func @main_kernel::@main_kernel {{.*}}args({{.*}}%[[W]]
+// The host read: mirror in, load, free.
+// CHECK: %[[M1:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK-NEXT: gpu.memcpy %[[M1]], %[[SQ:.*]] : memref<2x3xf32>, memref<2x3xf32>
+// CHECK-NEXT: %[[S:.*]] = memref.load %[[M1]][
+// CHECK-NEXT: memref.dealloc %[[M1]]
+// CHECK: gpu.launch_func @main_kernel_0::@main_kernel {{.*}}args({{.*}}%[[S]] : f32
+// The host write: mirror in, store, copy back, free.
+// CHECK: %[[M2:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK-NEXT: gpu.memcpy %[[M2]], %[[SUM:.*]] : memref<2x3xf32>, memref<2x3xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[M2]][
+// CHECK-NEXT: gpu.memcpy %[[SUM]], %[[M2]]
+// CHECK-NEXT: memref.dealloc %[[M2]]
+// The print reads a mirror, rebuilt through the cast.
+// CHECK: %[[M3:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK-NEXT: gpu.memcpy %[[M3]], %[[SUM]]
+// CHECK-NEXT: %[[CAST:.*]] = memref.cast %[[M3]] : memref<2x3xf32> to memref<*xf32>
+// CHECK-NEXT: call @printMemrefF32(%[[CAST]])
+// CHECK-NEXT: memref.dealloc %[[M3]]
+// CHECK-NEXT: return
