@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void append_message(MlirStringRef part, void *user) {
   stc_error *err = user;
@@ -104,9 +105,18 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                   mapping);
     return STC_ERR_INVALID;
   }
+  /* The toolkit (libdevice for math functions, ptxas for bin/fatbin):
+   * $STC_CUDA_TOOLKIT, else /usr/local/cuda where it exists, else MLIR's
+   * default (a path that does not exist is an error, even for PTX, so a
+   * machine without a toolkit must not be given one). */
   const char *toolkit = getenv("STC_CUDA_TOOLKIT");
-  if (!toolkit || !*toolkit)
+  struct stat info;
+  if ((!toolkit || !*toolkit) && stat("/usr/local/cuda", &info) == 0 &&
+      S_ISDIR(info.st_mode))
     toolkit = "/usr/local/cuda";
+  char toolkit_option[1100] = "";
+  if (toolkit && *toolkit)
+    snprintf(toolkit_option, sizeof toolkit_option, " toolkit=%.1000s", toolkit);
   char text[4096];
   stc_status s;
   /* 1. Bufferize (function boundaries with identity layouts, so that every
@@ -158,11 +168,11 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
              "nvvm-attach-target{chip=%s O=3},"
              "gpu.module(convert-gpu-to-nvvm),convert-nvvm-to-llvm,"
              "reconcile-unrealized-casts,"
-             "gpu-module-to-binary{format=%s toolkit=%s},"
+             "gpu-module-to-binary{format=%s%s},"
              "expand-strided-metadata,lower-affine,gpu-to-llvm,"
              "finalize-memref-to-llvm,convert-to-llvm,"
              "reconcile-unrealized-casts",
-             chip, format, toolkit);
+             chip, format, toolkit_option);
     s = add_upstream(pm, text, err);
   }
   return s;
