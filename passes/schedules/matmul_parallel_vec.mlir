@@ -5,7 +5,7 @@
 // only that op and its enclosing isolated-from-above op (the function).
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @matmul_parallel_vec(%op: !transform.any_op {transform.consumed})
-      attributes {stc.kind = "matmul", stc.dynamic = "yes", stc.tier = 1} {
+      attributes {stc.kind = "matmul", stc.dynamic = "yes", stc.tier = 2} {
     // The function around the op: where apply_patterns may act.
     %func = transform.get_parent_op %op {isolated_from_above}
         : (!transform.any_op) -> !transform.any_op
