@@ -31,6 +31,27 @@ func.func @matmul_dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?
   return %r : tensor<?x?xf32>
 }
 
+// Cache blocks that divide the static sizes (64 x 192 x 128 here, not
+// 64 x 256 x 128): no tile is dynamic, so nothing is masked.
+// CHECK-LABEL: func.func @matmul_blocks_divide
+// CHECK-NOT: vector.create_mask
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: vector.create_mask
+// CHECK: return
+func.func @matmul_blocks_divide(%a: tensor<64x512xf32>, %b: tensor<512x384xf32>, %c: tensor<64x384xf32>) -> tensor<64x384xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x384xf32>) outs(%c : tensor<64x384xf32>) -> tensor<64x384xf32>
+  return %r : tensor<64x384xf32>
+}
+
+// One row (a decode step): 1 x 128 x 4 register tiles.
+// CHECK-LABEL: func.func @decode
+// CHECK: vector.fma {{.*}} : vector<128xf32>
+// CHECK: return
+func.func @decode(%a: tensor<1x768xf32>, %b: tensor<768x3072xf32>, %c: tensor<1x3072xf32>) -> tensor<1x3072xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1x768xf32>, tensor<768x3072xf32>) outs(%c : tensor<1x3072xf32>) -> tensor<1x3072xf32>
+  return %r : tensor<1x3072xf32>
+}
+
 // CHECK-LABEL: func.func @relu
 // CHECK-NOT: linalg.
 // CHECK: vector.transfer_read

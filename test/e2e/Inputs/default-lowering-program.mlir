@@ -55,6 +55,12 @@ func.func @matmul_odd(%a: tensor<37x29xf32>, %b: tensor<29x53xf32>, %c: tensor<3
   return %r : tensor<37x53xf32>
 }
 
+// Fewer rows than a register tile (a decode step), odd columns.
+func.func @matmul_few_rows(%a: tensor<3x29xf32>, %b: tensor<29x53xf32>, %c: tensor<3x53xf32>) -> tensor<3x53xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<3x29xf32>, tensor<29x53xf32>) outs(%c : tensor<3x53xf32>) -> tensor<3x53xf32>
+  return %r : tensor<3x53xf32>
+}
+
 func.func @matmul_dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
@@ -225,6 +231,13 @@ func.func @main() {
   %r1 = call @matmul_odd(%a, %b, %d) : (tensor<37x29xf32>, tensor<29x53xf32>, tensor<37x53xf32>) -> tensor<37x53xf32>
   %r1d = tensor.cast %r1 : tensor<37x53xf32> to tensor<?x?xf32>
   call @print2d(%r1d) : (tensor<?x?xf32>) -> ()
+  %fa0 = call @fill2d(%c3, %c29, %c5) : (index, index, index) -> tensor<?x?xf32>
+  %fc0 = call @fill2d(%c3, %c53, %c6) : (index, index, index) -> tensor<?x?xf32>
+  %fa = tensor.cast %fa0 : tensor<?x?xf32> to tensor<3x29xf32>
+  %fc = tensor.cast %fc0 : tensor<?x?xf32> to tensor<3x53xf32>
+  %rf = call @matmul_few_rows(%fa, %b, %fc) : (tensor<3x29xf32>, tensor<29x53xf32>, tensor<3x53xf32>) -> tensor<3x53xf32>
+  %rfd = tensor.cast %rf : tensor<3x53xf32> to tensor<?x?xf32>
+  call @print2d(%rfd) : (tensor<?x?xf32>) -> ()
   %r2 = call @matmul_dynamic(%a0, %b0, %d0) : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   call @print2d(%r2) : (tensor<?x?xf32>) -> ()
   %at0 = call @fill2d(%c29, %c37, %c4) : (index, index, index) -> tensor<?x?xf32>
