@@ -104,10 +104,22 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
   static const stc_tune_pipeline_options defaults = {0};
   if (!options)
     options = &defaults;
+  /* 0. Input dialects: linalg on tensors (or memrefs) as is; TOSA, what
+   *    model front ends emit, becomes linalg on tensors first. Only the
+   *    conversion passes, none with greedy rewriting (canonicalization would
+   *    reorder a linalg program's constants): they touch tosa.* ops alone.
+   *    A TOSA op they cannot convert is a located error. */
+  stc_status s = add_upstream(pm,
+                              "func.func(tosa-infer-shapes,tosa-to-linalg-named,"
+                              "tosa-to-linalg,tosa-to-arith,tosa-to-tensor,"
+                              "tosa-to-scf)",
+                              err);
+  if (s != STC_OK)
+    return s;
   if (options->target && strcmp(options->target, "cuda") == 0)
     return stc_tune_pipeline_add_cuda(pm, options, err);
   /* 1. Plan: hot regions get variants (by profile, else static cost). */
-  stc_status s = add_schedule(pm, options, err);
+  s = add_schedule(pm, options, err);
   /* 2. Sites: @S__ref + @S__<schedule> variants behind a dispatch @S. */
   if (s == STC_OK)
     s = add_stc(pm, "stc-multi-variant",

@@ -62,8 +62,9 @@ static const flag_spec flags[] = {
     {"mlir-print-op-generic", NULL, FLAG_PRINT_GENERIC,
      "print the output in the generic op form"},
     {"tune-hot-paths", NULL, FLAG_TUNE_HOT_PATHS,
-     "lower linalg on tensors to the LLVM dialect, with variants and runtime "
-     "dispatch for hot sites"},
+     "lower a program to the LLVM dialect, with variants and runtime "
+     "dispatch for hot sites; input: linalg (on tensors or memrefs) with "
+     "func/arith/math/tensor/scf, or TOSA (converted to linalg first)"},
     {"hot-path-profile", "file", FLAG_HOT_PATH_PROFILE,
      "profile for --tune-hot-paths (default: static cost estimate)"},
     {"hot-path-options", "k=v ...", FLAG_HOT_PATH_OPTIONS,

@@ -81,7 +81,7 @@ static const char usage_text[] =
     "  --no-default-shared-libs     do not load libmlir_runner_utils.so and\n"
     "                               libmlir_c_runner_utils.so\n"
     "  -O0 -O1 -O2 -O3              LLVM optimization level (default -O2)\n"
-    "  --tune-hot-paths             lower linalg on tensors with tunable sites\n"
+    "  --tune-hot-paths             lower linalg (or TOSA) with tunable sites\n"
     "  --hot-path-profile=<file>    profile for --tune-hot-paths\n"
     "  --hot-path-options='k=v ...' stc-hot-path-schedule options for\n"
     "                               --tune-hot-paths (e.g. min-samples=2)\n"
