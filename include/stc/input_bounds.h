@@ -13,6 +13,7 @@
 
 #include "stc/status.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -76,6 +77,20 @@ bool stc_text_nesting_exceeds(const char *text, size_t length, size_t limit,
  * result; runs it on the calling thread when such a thread cannot be made
  * (address-space limits). */
 int stc_run_on_big_stack(size_t stack_bytes, int (*fn)(void *arg), void *arg);
+
+/* A file size limit (ulimit -f, RLIMIT_FSIZE) makes a write that crosses it
+ * raise SIGXFSZ, whose default action kills the process. Writers of files
+ * stc can do without (cache records, profiles) bracket their writes with
+ * these two calls on one thread: in between, SIGXFSZ is blocked for that
+ * thread, so the write fails with EFBIG instead; the end consumes the
+ * signal such a write left pending (unless the caller had blocked SIGXFSZ
+ * itself) and restores the mask. */
+typedef struct stc_file_size_guard {
+  sigset_t old_mask;
+  bool blocked;
+} stc_file_size_guard;
+void stc_file_size_guard_begin(stc_file_size_guard *guard);
+void stc_file_size_guard_end(stc_file_size_guard *guard);
 
 #ifdef __cplusplus
 }

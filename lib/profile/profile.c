@@ -772,6 +772,9 @@ stc_status stc_profile_write_file(const stc_profile *profile, const char *path,
     return STC_ERR_IO;
   }
   const char *step = NULL;
+  /* A file size limit (ulimit -f) must fail the write, not kill us. */
+  stc_file_size_guard guard;
+  stc_file_size_guard_begin(&guard);
   if (!write_all(fd, text, length))
     step = "cannot write";
   else if (fsync(fd) != 0)
@@ -781,13 +784,17 @@ stc_status stc_profile_write_file(const stc_profile *profile, const char *path,
     step = "cannot write";
     saved_errno = errno;
   }
+  stc_file_size_guard_end(&guard);
   if (!step && rename(temp_path, path) != 0) {
     step = "cannot replace";
     saved_errno = errno;
   }
   if (step) {
     unlink(temp_path);
-    stc_error_set(err, path, 0, 0, "%s profile: %s", step, strerror(saved_errno));
+    stc_error_set(err, path, 0, 0, "%s profile: %s", step,
+                  saved_errno == EFBIG
+                      ? "file size limit exceeded (ulimit -f)"
+                      : strerror(saved_errno));
     status = STC_ERR_IO;
   } else {
     sync_parent_directory(path);

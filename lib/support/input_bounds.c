@@ -1,4 +1,6 @@
-/* Whole-file reading with a size limit (see include/stc/input_bounds.h).
+/* Bounds on what hostile input can cost (see include/stc/input_bounds.h):
+ * whole-file reading with a size limit, the nesting scan, the big-stack
+ * runner and the file-size-limit guard for writers.
  *
  * In: a path (or stdin), a limit and the variable that overrides it.
  * Out: an owned NUL-terminated buffer, or an error naming the file and the
@@ -11,12 +13,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void stc_format_bytes(unsigned long long bytes, char *buf, size_t size) {
@@ -242,4 +246,29 @@ int stc_run_on_big_stack(size_t stack_bytes, int (*fn)(void *arg), void *arg) {
     return fn(arg);
   pthread_join(thread, NULL);
   return call.result;
+}
+
+void stc_file_size_guard_begin(stc_file_size_guard *guard) {
+  sigset_t file_size_signal;
+  sigemptyset(&file_size_signal);
+  sigaddset(&file_size_signal, SIGXFSZ);
+  guard->blocked =
+      pthread_sigmask(SIG_BLOCK, &file_size_signal, &guard->old_mask) == 0;
+}
+
+void stc_file_size_guard_end(stc_file_size_guard *guard) {
+  if (!guard->blocked)
+    return;
+  sigset_t file_size_signal, pending;
+  sigemptyset(&file_size_signal);
+  sigaddset(&file_size_signal, SIGXFSZ);
+  /* A signal the caller blocked is theirs to handle. */
+  if (!sigismember(&guard->old_mask, SIGXFSZ) && sigpending(&pending) == 0 &&
+      sigismember(&pending, SIGXFSZ)) {
+    struct timespec no_wait = {0, 0};
+    while (sigtimedwait(&file_size_signal, NULL, &no_wait) == SIGXFSZ)
+      ;
+  }
+  pthread_sigmask(SIG_SETMASK, &guard->old_mask, NULL);
+  guard->blocked = false;
 }

@@ -34,6 +34,7 @@
 #include "stc/tuner_cache.h"
 
 #include "stc/hash.h"
+#include "stc/input_bounds.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1243,13 +1244,10 @@ static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
   }
   const char *step = "create temporary file";
   int error = 0;
-  /* A file size limit (ulimit -f) below the record's size raises SIGXFSZ,
-   * whose default action kills the process: block it on this thread so
-   * that the write fails with EFBIG instead, a warning like a full disk. */
-  sigset_t file_size_signal, old_mask;
-  sigemptyset(&file_size_signal);
-  sigaddset(&file_size_signal, SIGXFSZ);
-  bool blocked = pthread_sigmask(SIG_BLOCK, &file_size_signal, &old_mask) == 0;
+  /* A file size limit (ulimit -f) below the record's size must not kill
+   * the process: the write fails with EFBIG, a warning like a full disk. */
+  stc_file_size_guard guard;
+  stc_file_size_guard_begin(&guard);
   int fd = stc_cache_create_temp(cache, temp);
   if (fd < 0) {
     error = errno;
@@ -1265,18 +1263,7 @@ static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
     if (error)
       unlinkat(cache->dir_fd, temp, 0);
   }
-  if (blocked) {
-    /* Consume the signal our write raised before unblocking it, unless the
-     * caller had it blocked already (then it is theirs to handle). */
-    sigset_t pending;
-    if (error == EFBIG && !sigismember(&old_mask, SIGXFSZ) &&
-        sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
-      struct timespec no_wait = {0, 0};
-      while (sigtimedwait(&file_size_signal, NULL, &no_wait) == SIGXFSZ)
-        ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-  }
+  stc_file_size_guard_end(&guard);
   free(data);
   if (error) {
     if (error == EFBIG)

@@ -8,8 +8,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char design_example[] =
@@ -476,6 +479,76 @@ STC_TEST(profile_write_file_is_atomic_and_leaves_no_temporary) {
   STC_CHECK_EQ_INT(stc_profile_write_file(profile, missing, &err), STC_ERR_IO);
   STC_CHECK_EQ_INT(count_directory_entries(dir), 2);
   stc_profile_destroy(profile);
+}
+
+/* Issue 11: under `ulimit -f` below the profile's size, the write raised
+ * SIGXFSZ and killed the process. It is an I/O error saying why, with no
+ * temporary file left. Runs in a child with SIGXFSZ at its default action. */
+STC_TEST(profile_write_under_file_size_limit_is_an_error_not_a_kill) {
+  char dir[4096], path[4200];
+  snprintf(dir, sizeof dir, "%s/fsize", stc_test_tmpdir());
+  STC_CHECK(mkdir(dir, 0700) == 0);
+  snprintf(path, sizeof path, "%s/profile.yaml", dir);
+  stc_profile *profile = sample_profile();
+  STC_CHECK(profile);
+  fflush(NULL);
+  pid_t child = fork();
+  STC_CHECK(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_DFL);
+    struct rlimit tiny;
+    getrlimit(RLIMIT_FSIZE, &tiny);
+    tiny.rlim_cur = 16;
+    setrlimit(RLIMIT_FSIZE, &tiny);
+    stc_error err;
+    stc_status status = stc_profile_write_file(profile, path, &err);
+    _exit(status != STC_ERR_IO                                    ? 10
+          : !strstr(err.message, "file size limit exceeded")     ? 11
+                                                                  : 0);
+  }
+  int wstatus = 0;
+  STC_CHECK(waitpid(child, &wstatus, 0) == child);
+  stc_profile_destroy(profile);
+  STC_CHECK(!WIFSIGNALED(wstatus));
+  STC_CHECK(WIFEXITED(wstatus));
+  STC_CHECK_EQ_INT(WEXITSTATUS(wstatus), 0);
+  STC_CHECK_EQ_INT(count_directory_entries(dir), 0);
+}
+
+/* Issue 11: reading /dev/zero as a profile allocated until memory ran out.
+ * Reading stops one byte past STC_MAX_PROFILE_BYTES; exactly the limit is
+ * read. */
+STC_TEST(profile_read_file_is_bounded) {
+  stc_profile *profile = NULL;
+  stc_error err;
+  STC_CHECK(setenv("STC_MAX_PROFILE_BYTES", "4K", 1) == 0);
+  stc_status endless = stc_profile_read_file("/dev/zero", &profile, &err,
+                                             NULL, NULL);
+  char message[2048];
+  stc_error_format(&err, message, sizeof message);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/exact.yaml", stc_test_tmpdir());
+  FILE *file = fopen(path, "w");
+  STC_CHECK(file);
+  fputs(design_example, file);
+  fclose(file);
+  char exact[32], short_by_one[32];
+  snprintf(exact, sizeof exact, "%zu", strlen(design_example));
+  snprintf(short_by_one, sizeof short_by_one, "%zu",
+           strlen(design_example) - 1);
+  setenv("STC_MAX_PROFILE_BYTES", exact, 1);
+  stc_status at_limit = stc_profile_read_file(path, &profile, &err, NULL, NULL);
+  stc_profile_destroy(profile);
+  profile = NULL;
+  setenv("STC_MAX_PROFILE_BYTES", short_by_one, 1);
+  stc_status over = stc_profile_read_file(path, &profile, &err, NULL, NULL);
+  unsetenv("STC_MAX_PROFILE_BYTES");
+  STC_CHECK_EQ_INT(endless, STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(message,
+                     "/dev/zero: profile larger than 4 KiB (STC_MAX_PROFILE_BYTES)");
+  STC_CHECK_EQ_INT(at_limit, STC_OK);
+  STC_CHECK_EQ_INT(over, STC_ERR_INVALID);
+  STC_CHECK(profile == NULL);
 }
 
 STC_TEST(profile_read_file_reports_io_errors_and_locations) {
