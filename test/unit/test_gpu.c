@@ -250,6 +250,37 @@ STC_TEST(gpu_bad_ptx_is_a_warning_not_a_crash) {
   STC_CHECK(stc_rt_gpu_available(NULL));
 }
 
+/* A store to address 0: the kernel faults, the fault surfaces at the next
+ * synchronization as CUDA_ERROR_ILLEGAL_ADDRESS, a sticky error: the lane is
+ * quarantined and every later call fails fast instead of touching the dead
+ * context. (Its own process: ctest runs each test alone.) */
+static const char fault_ptx[] =
+    ".version 7.0\n.target sm_52\n.address_size 64\n"
+    ".visible .entry stc_fault() {\n"
+    "  .reg .b64 %rd<2>; .reg .b32 %r<2>;\n"
+    "  mov.u64 %rd1, 0;\n  mov.u32 %r1, 1;\n"
+    "  st.global.u32 [%rd1], %r1;\n  ret;\n}\n";
+
+STC_TEST(gpu_device_fault_quarantines_the_lane) {
+  require_gpu();
+  void *module = mgpuModuleLoadJIT((void *)fault_ptx, 2);
+  STC_CHECK(module);
+  void *function = mgpuModuleGetFunction(module, "stc_fault");
+  STC_CHECK(function);
+  void *stream = mgpuStreamCreate();
+  mgpuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL, 0);
+  mgpuStreamSynchronize(stream);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_rt_gpu_last_status(&err), STC_ERR_QUARANTINED);
+  STC_CHECK(strstr(err.message, "cuStreamSynchronize failed: CUDA_ERROR_"));
+  const char *why = NULL;
+  STC_CHECK(!stc_rt_gpu_available(&why));
+  STC_CHECK(strstr(why, "quarantined after"));
+  STC_CHECK(mgpuMemAlloc(16, stream, false) == NULL);
+  void *p = (void *)1;
+  STC_CHECK_EQ_INT(stc_rt_gpu_alloc(16, &p, NULL), STC_ERR_UNAVAILABLE);
+}
+
 /* C += A B on the device against a double loop, for C row- and
  * column-major, and a strided batch. */
 static bool check_matmul(bool c_column_major, int64_t batch) {
