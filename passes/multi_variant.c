@@ -999,13 +999,24 @@ static bool multi_variant_module(run_state *state, const stc_region_list *region
     s.op = region->op;
     s.func = region->func;
     s.id = region->id;
-    if (made_by_this_pass(s.func) ||
-        !tunable_kind(s.op, s.kind, sizeof s.kind) ||
-        !on_ranked_tensors(s.op, &s.dynamic))
+    if (made_by_this_pass(s.func) || !tunable_kind(s.op, s.kind, sizeof s.kind))
       continue;
     s.wanted = planned_variants(state->options, s.op);
     if (s.wanted == 0)
       continue;
+    if (!on_ranked_tensors(s.op, &s.dynamic)) {
+      /* Planned, yet no site: say so instead of dropping the plan. */
+      char message[900];
+      snprintf(message, sizeof message,
+               PASS_NAME ": '%s' is planned for variants but is not a site: a "
+                         "site is made from an op whose operands and results "
+                         "are all ranked tensors (this one has a memref or "
+                         "scalar operand, or no result); it keeps the default "
+                         "lowering",
+               s.id);
+      emit_remark(state->ctx, s.op, message);
+      continue;
+    }
     /* Only functions directly in the module: their symbols are what the
      * site functions can be placed next to and called from. */
     if (!mlirOperationEqual(mlirOperationGetParentOperation(s.func), state->module))

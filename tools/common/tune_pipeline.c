@@ -175,13 +175,14 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
    *     bufferization chose. */
   if (s == STC_OK)
     s = add_stc(pm, "stc-lower-blas", NULL, NULL, err);
-  /* 5. The rest of passes/schedules/lowering-pipeline.txt: deallocation,
-   *    vector, OpenMP, memref, scf, cf, everything to LLVM. */
+  /* 5. The rest of passes/schedules/lowering-pipeline.txt: deallocation
+   *    (upstream's, unless the program frees memory itself:
+   *    passes/buffer_deallocation.c), vector, OpenMP, memref, scf, cf,
+   *    everything to LLVM. */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-buffer-deallocation", NULL, NULL, err);
   if (s == STC_OK)
     s = add_upstream(pm,
-                     "ownership-based-buffer-deallocation,canonicalize,"
-                     "buffer-deallocation-simplification,"
-                     "bufferization-lower-deallocations,"
                      "convert-bufferization-to-memref,cse,canonicalize,"
                      "convert-vector-to-scf{full-unroll=true},"
                      "convert-linalg-to-loops,scf-forall-to-parallel,"
