@@ -229,10 +229,14 @@ stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config) {
 void stc_rt__note_cache_warnings(stc_tuner *tuner, uint64_t before) {
   stc_tuner_stats stats;
   stc_tuner_stats_get(tuner, &stats);
-  if (stats.cache_warnings > before && !atomic_exchange(&g_cache_warned, true))
-    stc_rt__warn("the tuning cache in '%s' failed (no space or permission?); "
-                 "tuning decisions stay in memory",
-                 g_config.use_cache ? g_config.cache_directory : "(none)");
+  if (stats.cache_warnings <= before || atomic_exchange(&g_cache_warned, true))
+    return;
+  char why[1024];
+  if (!stc_tuner_cache_fault(tuner, why, sizeof why))
+    snprintf(why, sizeof why, "no space or permission?");
+  stc_rt__warn("the tuning cache in '%s' failed (%s); tuning decisions stay in "
+               "memory",
+               g_config.use_cache ? g_config.cache_directory : "(none)", why);
 }
 
 void stc_rt__controls_reset(void) {

@@ -325,6 +325,12 @@ stc_status stc_tuner_reports(stc_tuner *tuner, stc_tune_report **out,
  * terminated string of at most 64 characters. */
 void stc_tuner_lower_level_fingerprint(stc_tuner *tuner, char out[65]);
 
+/* The text of the disk cache's latest fault ("symbolic link (not
+ * followed)", "read-only (mode 0500); not written", ...) copied into buffer
+ * (NUL-terminated, truncated to size); false, with buffer "", when there is
+ * no disk cache or no fault yet. Thread-safe. */
+bool stc_tuner_cache_fault(stc_tuner *tuner, char *buffer, size_t size);
+
 /* True while the calling thread is inside stc_tuner_select's exploration. */
 bool stc_tuner_is_tuning(void);
 

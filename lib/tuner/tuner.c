@@ -1807,6 +1807,12 @@ static void part_digest(const char *key_digest, const char *tag,
   free(text);
 }
 
+bool stc_tuner_cache_fault(stc_tuner *tuner, char *buffer, size_t size) {
+  if (size)
+    buffer[0] = 0;
+  return tuner && tuner->disk && stc_disk_cache_last_fault(tuner->disk, buffer, size);
+}
+
 void stc_tuner_lower_level_fingerprint(stc_tuner *tuner, char out[65]) {
   static atomic_ullong unavailable;
   if (!out)
