@@ -30,4 +30,7 @@
 // CHECK-NEXT: %[[CAST:.*]] = memref.cast %[[M3]] : memref<2x3xf32> to memref<*xf32>
 // CHECK-NEXT: call @printMemrefF32(%[[CAST]])
 // CHECK-NEXT: memref.dealloc %[[M3]]
+// Device buffers are freed on the device (ownership-based deallocation).
+// CHECK-NEXT: gpu.dealloc %[[SUM]]
+// CHECK-NEXT: gpu.dealloc %[[SQ]]
 // CHECK-NEXT: return

@@ -192,9 +192,10 @@ static bool is_view(MlirOperation op) {
 
 #define MAX_CHAIN 32
 
-/* Mirrors operand `index` of the host op `op` in host memory. */
+/* Mirrors operand `index` of the host op `op` in host memory, when its
+ * root buffer is on the device. */
 static bool mirror_operand(MlirOperation op, intptr_t index, bool copy_back,
-                           MlirExternalPass pass) {
+                           stc_gpu_placement *placement, MlirExternalPass pass) {
   MlirValue value = mlirOperationGetOperand(op, index);
   MlirOperation chain[MAX_CHAIN];
   size_t length = 0;
@@ -206,6 +207,11 @@ static bool mirror_operand(MlirOperation op, intptr_t index, bool copy_back,
     chain[length++] = owner;
     root = mlirOperationGetOperand(owner, 0);
   }
+  bool made_here = mlirValueIsAOpResult(root) &&
+                   stc__op_is(mlirOpResultGetOwner(root), "gpu.alloc");
+  if (!made_here && length < MAX_CHAIN &&
+      !stc_gpu_placement_on_device(placement, root))
+    return true; /* a host buffer: nothing to copy */
   MlirType root_type = mlirValueGetType(root);
   MlirLocation loc = mlirOperationGetLocation(op);
   if (!identity_layout(root_type) || length == MAX_CHAIN) {
@@ -255,11 +261,11 @@ static MlirOperation external_callee(MlirOperation call, MlirSymbolTable symbols
 }
 
 static bool host_touch(MlirOperation op, MlirSymbolTable symbols,
-                       MlirExternalPass pass) {
+                       stc_gpu_placement *placement, MlirExternalPass pass) {
   if (stc__op_is(op, "memref.load"))
-    return mirror_operand(op, 0, false, pass);
+    return mirror_operand(op, 0, false, placement, pass);
   if (stc__op_is(op, "memref.store"))
-    return mirror_operand(op, 1, true, pass);
+    return mirror_operand(op, 1, true, placement, pass);
   if (!stc__op_is(op, "func.call"))
     return true;
   MlirStringRef name = {NULL, 0};
@@ -271,7 +277,7 @@ static bool host_touch(MlirOperation op, MlirSymbolTable symbols,
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
     if (mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(op, i))) ||
         mlirTypeIsAUnrankedMemRef(mlirValueGetType(mlirOperationGetOperand(op, i))))
-      if (!mirror_operand(op, i, !reads_only, pass))
+      if (!mirror_operand(op, i, !reads_only, placement, pass))
         return false;
   return true;
 }
@@ -287,12 +293,36 @@ static void run(MlirOperation module, MlirExternalPass pass, void *state) {
     return;
   }
   MlirSymbolTable symbols = mlirSymbolTableCreate(module);
+  /* Decided before anything changes: which buffers kernels reach. */
+  stc_gpu_placement *placement = stc_gpu_placement_create(module, symbols);
+  if (!placement) {
+    mlirEmitError(mlirOperationGetLocation(module), "out of memory");
+    mlirExternalPassSignalFailure(pass);
+    mlirSymbolTableDestroy(symbols);
+    free(ops.ops);
+    return;
+  }
   /* Roots first, so that the mirrors below copy from device buffers. */
   for (size_t i = 0; i < ops.count; i++) {
     MlirOperation op = ops.ops[i];
-    if (stc__op_is(op, "memref.alloc") || stc__op_is(op, "memref.alloca")) {
+    bool device_result = mlirOperationGetNumResults(op) == 1 &&
+                         stc_gpu_placement_on_device(placement, result(op));
+    bool device_operand =
+        mlirOperationGetNumOperands(op) >= 1 &&
+        stc_gpu_placement_on_device(placement, mlirOperationGetOperand(op, 0));
+    if ((stc__op_is(op, "memref.alloc") || stc__op_is(op, "memref.alloca")) &&
+        device_result) {
       to_device_alloc(op);
       ops.ops[i] = (MlirOperation){NULL};
+    } else if (stc__op_is(op, "memref.alloc") || stc__op_is(op, "memref.alloca")) {
+      ops.ops[i] = (MlirOperation){NULL}; /* a host buffer stays */
+    } else if (stc__op_is(op, "memref.dealloc") && !device_operand) {
+      ops.ops[i] = (MlirOperation){NULL};
+    } else if (stc__op_is(op, "memref.get_global") && !device_result) {
+      ops.ops[i] = (MlirOperation){NULL};
+    } else if (stc__op_is(op, "memref.copy") && !device_operand &&
+               !stc_gpu_placement_on_device(placement, mlirOperationGetOperand(op, 1))) {
+      ops.ops[i] = (MlirOperation){NULL}; /* host to host: a plain copy */
     } else if (stc__op_is(op, "memref.dealloc")) {
       MlirValue buffer = mlirOperationGetOperand(op, 0);
       before(op, create("gpu.dealloc", mlirOperationGetLocation(op), 1, &buffer, 0, NULL, 0, NULL));
@@ -320,9 +350,10 @@ static void run(MlirOperation module, MlirExternalPass pass, void *state) {
       mlirExternalPassSignalFailure(pass);
       break;
     }
-    if (!host_touch(op, symbols, pass))
+    if (!host_touch(op, symbols, placement, pass))
       break;
   }
+  stc_gpu_placement_destroy(placement);
   mlirSymbolTableDestroy(symbols);
   free(ops.ops);
 }

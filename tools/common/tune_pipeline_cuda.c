@@ -126,6 +126,16 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                    "function-boundary-type-conversion=identity-layout-map},"
                    "canonicalize",
                    err);
+  /* 1b. Deallocation, as on the CPU: every buffer is freed where its last
+   *     owner lets go (device buffers by gpu.dealloc after step 3; the
+   *     ownership helper's metadata buffers stay on the host). */
+  if (s == STC_OK)
+    s = add_upstream(pm,
+                     "ownership-based-buffer-deallocation,canonicalize,"
+                     "buffer-deallocation-simplification,"
+                     "bufferization-lower-deallocations,"
+                     "convert-bufferization-to-memref,cse,canonicalize",
+                     err);
   /* 2. The default GPU lowering of every linalg op: its parallel loops
    *    tiled to blocks of `tile` threads (fixed bounds with an in-bounds
    *    check, so that any shape maps), blocks and threads mapped with the

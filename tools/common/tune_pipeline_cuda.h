@@ -7,6 +7,8 @@
 
 #include "tune_pipeline.h"
 
+#include <mlir-c/IR.h>
+
 #include <stdbool.h>
 
 /* Appends the CUDA pipeline to pm (anchored on builtin.module), reading the
@@ -21,6 +23,18 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
  * (inner_x) or the first (upstream gpu-map-parallel-loops' order). NULL
  * pass when out of memory. */
 MlirPass stc_gpu_map_loops_pass_create(bool inner_x);
+
+/* Which host-code buffers must live in device memory
+ * (tools/common/gpu_placement.c): alias classes of a module after
+ * gpu-kernel-outlining, a class being "device" when it reaches a kernel.
+ * create returns NULL when out of memory; symbols is borrowed. on_device is
+ * true for values the analysis never saw (the safe answer) and for NULL p;
+ * destroy accepts NULL. */
+typedef struct stc_gpu_placement stc_gpu_placement;
+stc_gpu_placement *stc_gpu_placement_create(MlirOperation module,
+                                            MlirSymbolTable symbols);
+bool stc_gpu_placement_on_device(stc_gpu_placement *placement, MlirValue value);
+void stc_gpu_placement_destroy(stc_gpu_placement *placement);
 
 /* The stc-gpu-host-memory pass (tools/common/gpu_host_memory.c): device
  * allocations and explicit host mirrors; run after gpu-kernel-outlining.

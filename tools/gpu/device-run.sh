@@ -26,8 +26,10 @@
 #   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
 #   reference.csv (tools/gpu/triton_matmul.py: torch.matmul f32 with TF32
 #   off, a cross-check of cuBLAS, and an autotuned f32 Triton matmul),
-#   test_gpu.log, device.txt (nvidia-smi). Exit 0 when every example matched
-#   and every kernel was right.
+#   test_gpu.log, device.txt (nvidia-smi), sanitizer.log (compute-sanitizer
+#   memcheck on every example: out-of-bounds and freed-memory accesses; no
+#   leak check, since constants' device copies live until exit). Exit 0 when every example
+#   matched, the sanitizer found nothing and every kernel was right.
 #
 # Environment (build): STC_BUILD (default build/gpu: bin/stc-opt,
 #   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90).
@@ -144,6 +146,18 @@ run() {
     [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
   done > "$out/examples.log" 2>/dev/null
   rm -f "$out"/*.out "$out"/*.err "$out"/*.cmp
+  # Memory errors and leaks of the compiled programs (compute-sanitizer is
+  # in the CUDA toolkit; skipped where it is missing).
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [[ -x $sanitizer ]]; then
+    for exe in "$bundle"/examples/*.cuda; do
+      echo "== $(basename "$exe" .cuda)"
+      timeout 120 "$sanitizer" --tool memcheck --print-limit 10 "$exe" 2>&1 \
+        | grep '^=========' | grep -v '^========= *$' | head -12
+    done > "$out/sanitizer.log"
+    grep -q 'ERROR SUMMARY: [1-9]' "$out/sanitizer.log" && failures=$((failures + 1))
+  fi
   "$bundle/bin/matmul_bench" > "$out/matmul.csv" 2> "$out/matmul.err" || failures=$((failures + 1))
   python3 "$bundle/triton_matmul.py" ${STC_BENCH_SHAPES:-$default_shapes} > "$out/reference.csv" \
     2>> "$out/matmul.err" || true
