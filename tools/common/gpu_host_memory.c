@@ -4,27 +4,29 @@
  * In:  a module after gpu-kernel-outlining: every kernel is in a gpu.module,
  *      so every op of a func.func is host code. Buffers come from
  *      memref.alloc / alloca (bufferization), memref.get_global (constants),
- *      function arguments and call results.
- * Out: allocations are gpu.alloc (plain device memory, never managed);
- *      constants are copied once into a gpu.alloc; memref.copy between
- *      identity-layout buffers is gpu.memcpy; every host op that reads or
- *      writes a buffer's contents (memref.load / store outside kernels, a
- *      call of an external function such as printMemrefF32) reads a host
- *      mirror: before it, a memref.alloc of the root buffer's shape and a
- *      gpu.memcpy device -> host, the view chain (cast, subview, reshapes)
- *      rebuilt on the mirror; after it, for ops that may write, a copy
- *      back; then the mirror is freed.
+ *      function arguments and call results; gpu_placement.c says which of
+ *      them kernels reach.
+ * Out: those buffers in device memory: their allocations are gpu.alloc
+ *      (plain device memory, never managed) and their deallocations
+ *      gpu.dealloc; constants kernels read are copied into a gpu.alloc;
+ *      memref.copy touching one is gpu.memcpy; every host op that reads or
+ *      writes one's contents (memref.load / store outside kernels, a call of
+ *      an external function such as printMemrefF32) reads a host mirror:
+ *      before it, a memref.alloc of the root buffer's shape and a gpu.memcpy
+ *      device -> host, the view chain (cast, subview, reshapes) rebuilt on
+ *      the mirror; after it, for ops that may write, a copy back; then the
+ *      mirror is freed. Buffers no kernel reaches stay in host memory,
+ *      untouched.
  *
- * Convention: memrefs crossing function boundaries (arguments, results) are
- * device memory. External callees named stc_rt_cublas_* take device memory
- * (they are the runtime's cuBLAS entry points); every other external callee
- * is host code. A buffer whose root has no identity layout cannot be
- * mirrored with gpu.memcpy: that is an error with the op's location, never a
- * silent host access to device memory.
+ * External callees named stc_rt_cublas_* take device memory (they are the
+ * runtime's cuBLAS entry points); every other external callee is host code.
+ * A device buffer whose root has no identity layout cannot be mirrored with
+ * gpu.memcpy: that is an error with the op's location, never a silent host
+ * access to device memory.
  *
- * Not done yet (docs/gpu.md): deallocation (device buffers of run-once
- * programs are freed at exit), and keeping host loops that touch memory on
- * the device (each host access copies the whole root buffer: correct, slow). */
+ * Not done yet (docs/gpu.md): freeing constants' device copies, and keeping
+ * host loops that touch device memory on the device (each host access
+ * copies the whole root buffer: correct, slow). */
 #include "tune_pipeline_cuda.h"
 
 #include "stc_passes.h"
