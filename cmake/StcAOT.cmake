@@ -15,12 +15,13 @@
 #      <name>.o; objcopy renames @ENTRY to __stc_aot_entry (a model's @main
 #      would clash with C's main); a generated <name>_main.c calls it; the
 #      executable links <name>.o with libstc_rt (RUNTIME, default the
-#      in-tree stc_rt target, else STC_RT_LIBRARY), libm and pthreads, plus
+#      in-tree stc_rt target, else STC_RT_LIBRARY, else stc::rt from an
+#      installed stc's find_package(stc)), libm and pthreads, plus
 #      libomp (the CPU lowering turns parallel schedules into OpenMP) and
 #      MLIR's runner-utils libraries, needed only because the examples print
 #      with printMemrefF32.
 # Variables: STC_OPT_EXECUTABLE (default: the in-tree stc-opt target, else
-#      stc-opt on PATH), STC_RT_LIBRARY, STC_LLVM_LIBRARY_DIR (default
+#      stc::opt from find_package(stc), else stc-opt on PATH), STC_RT_LIBRARY, STC_LLVM_LIBRARY_DIR (default
 #      /usr/lib/llvm-22/lib), CMAKE_OBJCOPY.
 
 set(STC_LLVM_LIBRARY_DIR "/usr/lib/llvm-22/lib" CACHE PATH
@@ -46,6 +47,10 @@ function(stc_add_aot_executable name)
   elseif(TARGET stc-opt)
     set(opt "$<TARGET_FILE:stc-opt>")
     set(opt_dep stc-opt)
+  elseif(TARGET stc::opt)
+    # An installed stc (find_package(stc), lib/cmake/stc/stcConfig.cmake).
+    set(opt "$<TARGET_FILE:stc::opt>")
+    set(opt_dep "")
   else()
     find_program(STC_OPT_EXECUTABLE stc-opt REQUIRED)
     set(opt "${STC_OPT_EXECUTABLE}")
@@ -86,6 +91,8 @@ function(stc_add_aot_executable name)
     set(rt stc_rt)
   elseif(STC_RT_LIBRARY)
     set(rt "${STC_RT_LIBRARY}")
+  elseif(TARGET stc::rt)
+    set(rt stc::rt)
   else()
     find_library(STC_RT_LIBRARY stc_rt REQUIRED)
     set(rt "${STC_RT_LIBRARY}")

@@ -3,11 +3,12 @@
 # LLVM/MLIR 22 (headers, C API archives, mlir-opt/mlir-runner, lit,
 # FileCheck), libyaml, OpenBLAS (loaded by libstc_rt with dlopen for BLAS
 # variants; never linked), and clang-22 with its libFuzzer and sanitizer
-# runtimes (fuzz/run.sh). Skips apt entirely when every package is present.
+# runtimes (fuzz/run.sh), pkg-config (test/install builds against stc-rt.pc).
+# Skips apt entirely when every package is present.
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build lld python3
+  build-essential cmake ninja-build lld python3 pkg-config
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libyaml-dev libomp-22-dev libopenblas0
   clang-22 libclang-rt-22-dev
