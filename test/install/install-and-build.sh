@@ -36,7 +36,8 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 
 echo "== versions"
 command -v stc-opt | sed "s|^$prefix/|PREFIX/|"
-stc-opt --version | head -1
+stc-opt --version > "$work/stc-opt-version.txt"   # not piped: head would cut it off
+head -n 1 "$work/stc-opt-version.txt"
 stc-run --version
 
 echo "== cmake"
