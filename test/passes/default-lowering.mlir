@@ -88,6 +88,20 @@ func.func @rowsum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
   return %r : tensor<?xf32>
 }
 
+// A static NHWC convolution becomes im2col: the patch gather stays a
+// linalg.generic (scalar loops beat vector gathers), the matmul-like product
+// gets the contraction schedule.
+// CHECK-LABEL: func.func @conv_static
+// CHECK: linalg.generic
+// CHECK: vector.fma
+// CHECK: return
+func.func @conv_static(%in: tensor<1x30x30x128xf32>, %f: tensor<3x3x128x128xf32>, %o: tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32> {
+  // expected-remark @+1 {{'linalg.generic' keeps the scalar-loop lowering: an indexing map is not a projected permutation}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x30x30x128xf32>, tensor<3x3x128x128xf32>) outs(%o : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  return %r : tensor<1x28x28x128xf32>
+}
+
 // A variant (stc.variant_of) keeps the schedule it was made with.
 // CHECK-LABEL: func.func private @site__variant
 // CHECK: linalg.matmul
