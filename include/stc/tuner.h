@@ -95,6 +95,12 @@ typedef struct stc_tuner_policy {
                                   this, default 1 s [0: none] */
   uint32_t budget_cut_samples; /* pairs a candidate cut by budget_ns needs to
                                   be scored anyway, default 3 [0: never] */
+  double min_improvement;      /* a candidate replaces a winner other than
+                                  the reference only when at least this much
+                                  faster than it, default 1.03 [1: any
+                                  faster] (>= 1): near-ties keep the earlier,
+                                  more promising candidate, so cold tunes
+                                  agree */
 } stc_tuner_policy;
 
 /* Fills the defaults listed above. */

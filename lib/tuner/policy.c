@@ -135,6 +135,7 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
   policy->validate_first = true;
   policy->target_ns = UINT64_C(1000000000);
   policy->budget_cut_samples = 3;
+  policy->min_improvement = 1.03;
 }
 
 void stc_tuner_policy_init_seed(stc_tuner_policy *policy) {
@@ -146,6 +147,7 @@ void stc_tuner_policy_init_seed(stc_tuner_policy *policy) {
   policy->validate_first = false;
   policy->target_ns = 0;
   policy->budget_cut_samples = 0;
+  policy->min_improvement = 1.0;
 }
 
 /* One entry per settable name. Several names may share a field (aliases and
@@ -177,6 +179,7 @@ typedef enum policy_field {
   FIELD_VALIDATE_FIRST,
   FIELD_TARGET,
   FIELD_BUDGET_CUT_SAMPLES,
+  FIELD_MIN_IMPROVEMENT,
   FIELD_COUNT_,
 } policy_field;
 
@@ -235,6 +238,7 @@ static const struct {
     {"target_ms", FIELD_TARGET, VALUE_COUNT, 1000000},
     {"target_s", FIELD_TARGET, VALUE_COUNT, 1000000000},
     {"budget_cut_samples", FIELD_BUDGET_CUT_SAMPLES, VALUE_COUNT, 1},
+    {"min_improvement", FIELD_MIN_IMPROVEMENT, VALUE_DOUBLE, 1},
 };
 
 /* The one check per field; validate runs all of them, set runs the one it
@@ -298,6 +302,12 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
   case FIELD_MIN_SPEEDUP:
     if (!(isfinite(p->min_speedup) && p->min_speedup >= 1.0)) {
       stc_error_set(err, NULL, 0, 0, "min_speedup must be a finite number >= 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_MIN_IMPROVEMENT:
+    if (!(isfinite(p->min_improvement) && p->min_improvement >= 1.0)) {
+      stc_error_set(err, NULL, 0, 0, "min_improvement must be a finite number >= 1");
       return STC_ERR_INVALID;
     }
     return STC_OK;
@@ -534,6 +544,7 @@ static bool store_double(stc_tuner_policy *p, policy_field field, double value) 
   case FIELD_TOLERANCE_ABSOLUTE: p->tolerance.absolute = value; return true;
   case FIELD_TOLERANCE_RELATIVE: p->tolerance.relative = value; return true;
   case FIELD_MIN_SPEEDUP: p->min_speedup = value; return true;
+  case FIELD_MIN_IMPROVEMENT: p->min_improvement = value; return true;
   case FIELD_MAX_RELATIVE_MAD: p->max_relative_mad = value; return true;
   case FIELD_REGRESSION_RATIO: p->regression_ratio = value; return true;
   case FIELD_RACE_MARGIN: p->race_margin = value; return true;

@@ -845,6 +845,7 @@ static stc_status fallback(const select_request *req, stc_decision_source source
 
 typedef struct exploration {
   size_t winner;
+  size_t reference; /* the declared reference's index */
   double ratio;
   bool checked;
   uint64_t reference_ns, winner_ns;
@@ -1111,7 +1112,11 @@ static char *score_candidate(const stc_tuner *t, exploration *x, size_t index,
                          "%.3g)",
                          mad, p->max_relative_mad);
   *scored = true;
-  if (ratio < x->ratio && ratio * p->min_speedup <= 1.0) {
+  /* Against the reference: min_speedup. Against another winner:
+   * min_improvement, so that a near-tie keeps the earlier (more promising)
+   * candidate instead of whichever noise favoured. */
+  double beat = x->winner == x->reference ? 1.0 : p->min_improvement;
+  if (ratio * beat < x->ratio && ratio * p->min_speedup <= 1.0) {
     x->winner = index;
     x->ratio = ratio;
     x->checked = checked;
@@ -1244,6 +1249,7 @@ static stc_status explore(stc_tuner *t, const select_request *req,
     goto done;
   }
   x->winner = reference;
+  x->reference = reference;
   x->ratio = 1.0;
   x->checked = reference_checked;
   x->reference_ns = x->winner_ns = reference_time;

@@ -2790,6 +2790,9 @@ STC_TEST(economics_racing_equals_the_seed_search_on_stable_timings) {
                                  &order_count);
     stc_tuner_policy economics, seed;
     unbounded_policy(&economics);
+    /* The seed's tie rule: any faster candidate replaces the winner
+     * (min_improvement has its own test). */
+    economics.min_improvement = 1.0;
     stc_tuner_policy_init_seed(&seed);
     stc_tuner *te = new_tuner(&economics, NULL), *ts = new_tuner(&seed, NULL);
     fake fe, fs;
@@ -2809,6 +2812,42 @@ STC_TEST(economics_racing_equals_the_seed_search_on_stable_timings) {
     stc_tuner_destroy(te);
     stc_tuner_destroy(ts);
   }
+}
+
+STC_TEST(economics_near_tie_keeps_the_earlier_winner) {
+  /* Reference 100, "a" 50, "b" 49: b is 2% faster than a, under the 3% of
+   * min_improvement, so a (explored first) stays the winner; with the
+   * seed's rule (1.0) b wins; a clear improvement (c: 40) always wins. */
+  static const double improvements[] = {1.03, 1.0, 1.03};
+  static const size_t expected[] = {1, 2, 3};
+  for (int k = 0; k < 3; k++) {
+    uint64_t times[4] = {100000, 50000, 49000, k == 2 ? 40000 : 60000};
+    stc_candidate c[4] = {{"ref", NULL, true, 0, true}, {"a", NULL, true, 0, true},
+                          {"b", NULL, true, 0, true}, {"c", NULL, true, 0, true}};
+    stc_tuner_policy policy;
+    unbounded_policy(&policy);
+    policy.order = STC_ORDER_DECLARED;
+    policy.min_improvement = improvements[k];
+    stc_tuner *t = new_tuner(&policy, NULL);
+    fake f;
+    fake_init(&f, 4, times);
+    stc_trial_runner r = runner_of(&f);
+    stc_problem p = make_problem("tie");
+    stc_decision d;
+    STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 4, 0, &r, &d, NULL), STC_OK);
+    STC_CHECK_EQ_U64(d.index, expected[k]);
+    stc_decision_clear(&d);
+    stc_tuner_destroy(t);
+  }
+  stc_tuner_policy policy;
+  stc_tuner_policy_init(&policy);
+  STC_CHECK(policy.min_improvement == 1.03);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "min_improvement", "0.9", NULL),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "min_improvement", "1.1", NULL), STC_OK);
+  STC_CHECK(policy.min_improvement == 1.1);
+  stc_tuner_policy_init_seed(&policy);
+  STC_CHECK(policy.min_improvement == 1.0);
 }
 
 STC_TEST(economics_caller_order_is_explored_first) {
