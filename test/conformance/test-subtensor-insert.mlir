@@ -1,0 +1,23 @@
+// Upstream case: mlir/test/Integration/Dialect/Linalg/CPU/test-subtensor-insert.mlir
+// (LLVM Project, MLIR 22; Apache-2.0 WITH LLVM-exception). The program is
+// this project's own equivalent; the CHECK lines are upstream's, the oracle.
+// tensor.insert_slice of a constant into a constant.
+// RUN: %S/Inputs/run-case.sh ref %s | FileCheck %s
+// RUN: %S/Inputs/run-case.sh default %s %t.d | FileCheck %s
+// RUN: %S/Inputs/run-case.sh all-hot %s %t.d | FileCheck %s
+// RUN: %S/Inputs/run-case.sh cached %s %t.d | FileCheck %s
+
+func.func private @printMemrefF32(%t: tensor<*xf32>)
+
+func.func @main() {
+  %dst = arith.constant dense<10.0> : tensor<2xf32>
+  %src = arith.constant dense<20.0> : tensor<1xf32>
+  %r = tensor.insert_slice %src into %dst[0] [1] [1] : tensor<1xf32> into tensor<2xf32>
+  %u = tensor.cast %r : tensor<2xf32> to tensor<*xf32>
+  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  return
+}
+
+//      CHECK: Unranked Memref base@ = {{0x[-9a-f]*}}
+// CHECK-SAME: rank = 1 offset = 0 sizes = [2] strides = [1] data =
+// CHECK-NEXT: [20, 10]
