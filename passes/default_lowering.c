@@ -331,6 +331,20 @@ static int64_t clamp(const op_shape *shape, size_t d, int64_t wanted) {
   return shape->size[d] >= 0 && shape->size[d] < wanted ? shape->size[d] : wanted;
 }
 
+/* A register tile of `wanted` rows along loop d, or fewer (down to half)
+ * when that divides the static range and `wanted` does not: 7 x 32 tiles
+ * over the 49 rows of a 7x7 convolution output, where 8-row tiles would
+ * all be masked (bench/regret.sh, rn50_c5_3x3). */
+static int64_t register_rows(const op_shape *shape, size_t d, int64_t wanted) {
+  int64_t size = shape->size[d];
+  if (size < 0 || size <= wanted || size % wanted == 0)
+    return clamp(shape, d, wanted);
+  for (int64_t r = wanted - 1; r >= wanted / 2; r--)
+    if (size % r == 0)
+      return r;
+  return wanted;
+}
+
 /* A cache block along loop d of at most `wanted`: the largest multiple of
  * `step` that divides the static range. A block that does not divide its
  * range makes every tile inside it dynamic, hence masked: 2.6x slower on a
@@ -376,7 +390,7 @@ static bool contraction_script(MlirOperation op, const op_shape *shape,
   bool few_rows = shape->size[m] >= 0 && shape->size[m] < REGISTER_M;
   int64_t register_n = few_rows ? FEW_ROWS_N : REGISTER_N;
   int64_t register_k = few_rows ? FEW_ROWS_K : REGISTER_K;
-  vector[m] = clamp(shape, (size_t)m, REGISTER_M);
+  vector[m] = register_rows(shape, (size_t)m, REGISTER_M);
   vector[n] = clamp(shape, (size_t)n, register_n);
   vector[k] = clamp(shape, (size_t)k, register_k);
   blocks[m] = block(shape, (size_t)m, BLOCK_M, vector[m]);

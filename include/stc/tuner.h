@@ -81,11 +81,11 @@ typedef struct stc_tuner_policy {
                                   ratio (the best so far until 3 pairs, then
                                   their median) is beyond the bar stops */
   uint32_t race_pairs;         /* pairs after which race_margin judges,
-                                  default 1 (>= 1) */
+                                  default 2 (>= 1) */
   double race_margin;          /* after k pairs: beyond the bar by more than
                                   race_margin / sqrt(k), default 0.25 (>= 0) */
   double race_warmup_factor;   /* before race_pairs pairs: beyond this many
-                                  times the bar, default 3 (>= 1) */
+                                  times the bar, default 8 (>= 1) */
   uint64_t race_min_ns;        /* racing judges only runs at least this
                                   long, default 1 ms */
   stc_tune_order order;        /* default promising [declared] */

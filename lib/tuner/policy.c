@@ -127,9 +127,16 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
    * timed, the most promising go first and exploration stops starting
    * candidates after the target. */
   policy->early_rejection = true;
-  policy->race_pairs = 1;
+  /* Judged on pairs only from the second on, on the better of the two, and
+   * on an unpaired warm-up run only when 8x beyond the bar: a vendor BLAS's
+   * or an OpenMP variant's first runs start thread pools, and at 2 pairs /
+   * 3x they raced out candidates the exhaustive search found 1.5-2.5x faster
+   * than the reference (bench/regret.sh on a quiet machine: mnist_mlp_l1,
+   * bert_large_scores, llama7b_proj). Scalar schedules, 10-300x slower,
+   * still stop at their first timed run. */
+  policy->race_pairs = 2;
   policy->race_margin = 0.25;
-  policy->race_warmup_factor = 3.0;
+  policy->race_warmup_factor = 8.0;
   policy->race_min_ns = UINT64_C(1000000);
   policy->order = STC_ORDER_PROMISING;
   policy->validate_first = true;

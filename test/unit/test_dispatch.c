@@ -1108,7 +1108,7 @@ STC_TEST(environment_sets_the_economics_fields) {
   STC_CHECK_EQ_U64(config.policy.budget_cut_samples, seed.budget_cut_samples);
   STC_CHECK(config.policy.validate_first == seed.validate_first);
   STC_CHECK(config.policy.race_margin == 0.5);
-  STC_CHECK_EQ_U64(config.policy.race_pairs, 1);
+  STC_CHECK_EQ_U64(config.policy.race_pairs, 2); /* the default: a bad value is ignored */
   STC_CHECK_EQ_INT(count_of(text, "stc: warning:"), 1);
   STC_CHECK_CONTAINS(text, "STC_TUNE_RACE_PAIRS");
   free(text);
