@@ -7,6 +7,7 @@
 
 static const stc_pass_spec *const specs[] = {
     &stc_instrument_pass_spec,
+    &stc_lower_pack_unpack_pass_spec,
     &stc_hot_path_schedule_pass_spec,
     &stc_multi_variant_pass_spec,
     &stc_default_lowering_pass_spec,

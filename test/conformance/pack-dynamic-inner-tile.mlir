@@ -4,12 +4,8 @@
 // linalg.pack with a padding value and a dynamic inner tile size (upstream
 // tiles, decomposes and vectorizes it with a transform script; mode ref here
 // decomposes it with Inputs/decompose-pack.transform.mlir).
-// stc fails here (upstream passes with the transform script): stc-run
-// --tune-hot-paths stops with "error: op was not bufferized" at the first linalg.pack;
-// MLIR 22 has no bufferization of linalg.pack/unpack, and stc does not lower
-// them (e.g. linalg::lowerPack/lowerUnPack) before bufferizing. Reported to
-// the lead; XPASS once fixed.
-// XFAIL: *
+// stc lowers the pack/unpack ops itself before bufferizing
+// (passes/lower_pack_unpack.c, stc-lower-pack-unpack).
 // REF-PIPELINE: builtin.module(transform-preload-library{transform-library-paths=%inputs/decompose-pack.transform.mlir},transform-interpreter,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,convert-linalg-to-loops,expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)
 // RUN: %S/Inputs/run-case.sh ref %s | FileCheck %s
 // RUN: %S/Inputs/run-case.sh default %s %t.d | FileCheck %s

@@ -5,12 +5,8 @@
 // and unpacking (linalg.unpack), and by linalg.matmul (upstream lowers the
 // packs with a transform script; here each pipeline lowers them its own way).
 // (mode ref: Inputs/lower-pack-unpack.transform.mlir lowers the packs first)
-// stc fails here (upstream passes with the transform script): stc-run
-// --tune-hot-paths stops with "error: op was not bufferized" at the first linalg.pack (and linalg.unpack);
-// MLIR 22 has no bufferization of linalg.pack/unpack, and stc does not lower
-// them (e.g. linalg::lowerPack/lowerUnPack) before bufferizing. Reported to
-// the lead; XPASS once fixed.
-// XFAIL: *
+// stc lowers the pack/unpack ops itself before bufferizing
+// (passes/lower_pack_unpack.c, stc-lower-pack-unpack).
 // REF-PIPELINE: builtin.module(transform-preload-library{transform-library-paths=%inputs/lower-pack-unpack.transform.mlir},transform-interpreter,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,convert-linalg-to-loops,expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)
 // RUN: %S/Inputs/run-case.sh ref %s | FileCheck %s
 // RUN: %S/Inputs/run-case.sh default %s %t.d | FileCheck %s

@@ -114,6 +114,11 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
                               "tosa-to-linalg,tosa-to-arith,tosa-to-tensor,"
                               "tosa-to-scf)",
                               err);
+  /* 0b. linalg.pack / linalg.unpack, which MLIR 22 cannot bufferize,
+   *     become pad / reshape / transpose / slice ops
+   *     (passes/lower_pack_unpack.c); a program without them is untouched. */
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-lower-pack-unpack", NULL, NULL, err);
   if (s != STC_OK)
     return s;
   if (options->target && strcmp(options->target, "cuda") == 0)
