@@ -999,8 +999,25 @@ static bool multi_variant_module(run_state *state, const stc_region_list *region
     s.op = region->op;
     s.func = region->func;
     s.id = region->id;
-    if (made_by_this_pass(s.func) || !tunable_kind(s.op, s.kind, sizeof s.kind))
+    if (made_by_this_pass(s.func))
       continue;
+    if (!tunable_kind(s.op, s.kind, sizeof s.kind)) {
+      /* The scheduling pass plans by static cost, not by what has
+       * schedules: a planned op of another kind (linalg.mmt4d, linalg.dot)
+       * gets a remark rather than silence. */
+      if (!state->options->all && planned_variants(state->options, s.op) > 0) {
+        MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(s.op));
+        char message[900];
+        snprintf(message, sizeof message,
+                 PASS_NAME ": '%s' (%.*s) is planned for variants but is not a "
+                           "site: stc has variant schedules for matmul-like "
+                           "contractions, convolutions, pooling and reductions "
+                           "only; it keeps the default lowering",
+                 s.id, (int)name.length, name.data);
+        emit_remark(state->ctx, s.op, message);
+      }
+      continue;
+    }
     s.wanted = planned_variants(state->options, s.op);
     if (s.wanted == 0)
       continue;
