@@ -74,9 +74,11 @@
 #include <mlir-c/AffineMap.h>
 #include <mlir-c/IR.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PASS_NAME "stc-multi-variant"
 
@@ -94,6 +96,9 @@ typedef struct multi_variant_options {
   char *library;         /* owned; NULL = none */
   char **schedules;      /* owned; NULL = every schedule */
   size_t num_schedules;
+  /* Compile-time budget in ms, measured; 0 = the module's stc.budget_ms
+   * (written by stc-hot-path-schedule from its budget-ms), else none. */
+  uint64_t budget_ms;
 } multi_variant_options;
 
 static void options_free(multi_variant_options *options) {
@@ -491,6 +496,8 @@ typedef struct run_state {
   const stc_schedule_list *schedules;
   prepared_schedule *prepared;
   MlirSymbolTable table; /* of the module */
+  uint64_t budget_ms;    /* 0 = none */
+  struct timespec start; /* of the pass, for budget_ms */
 } run_state;
 
 typedef struct site {
@@ -988,11 +995,91 @@ static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
 
 /* ---- the pass --------------------------------------------------------------- */
 
+/* ---- the compile-time budget -------------------------------------------------
+ * Measured, not estimated: before each site the time this pass has spent is
+ * compared with the budget; once it is spent, the sites left keep the
+ * default lowering (a remark names each). With a budget, sites are built
+ * hottest first (stc.rank), so the time goes to the hot regions; without
+ * one, in module order. */
+
+static int64_t region_rank(MlirOperation op) {
+  MlirAttribute rank = mlirOperationGetAttributeByName(op, stc__str("stc.rank"));
+  if (mlirAttributeIsNull(rank) || !mlirAttributeIsAInteger(rank))
+    return INT64_MAX;
+  return mlirIntegerAttrGetValueInt(rank);
+}
+
+static uint64_t elapsed_ms(const struct timespec *start) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  int64_t ns = (int64_t)(now.tv_sec - start->tv_sec) * 1000000000 +
+               (now.tv_nsec - start->tv_nsec);
+  return ns > 0 ? (uint64_t)ns / 1000000 : 0;
+}
+
+static bool budget_spent(run_state *state, const site *s) {
+  if (state->budget_ms == 0)
+    return false;
+  uint64_t spent = elapsed_ms(&state->start);
+  if (spent < state->budget_ms)
+    return false;
+  char message[900];
+  snprintf(message, sizeof message,
+           PASS_NAME ": '%s' is planned for variants but is not a site: the "
+                     "compile-time budget of %" PRIu64 " ms is spent (%" PRIu64
+                     " ms measured); it keeps the default lowering",
+           s->id, state->budget_ms, spent);
+  emit_remark(state->ctx, s->op, message);
+  return true;
+}
+
+/* Where the next site of `func` goes: after the last one built in it, or
+ * after func itself. Sites built out of module order (hottest first) still
+ * land next to their function. */
+typedef struct placement {
+  MlirOperation func, after;
+} placement;
+
+static MlirOperation *place_for(placement *places, size_t *count, MlirOperation func) {
+  for (size_t i = 0; i < *count; i++)
+    if (mlirOperationEqual(places[i].func, func))
+      return &places[i].after;
+  places[*count] = (placement){func, func};
+  return &places[(*count)++].after;
+}
+
+static int compare_rank(const void *a, const void *b) {
+  const size_t *x = a, *y = b;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 static bool multi_variant_module(run_state *state, const stc_region_list *regions) {
-  MlirOperation current_func = {NULL};
-  MlirOperation place_after = {NULL};
-  for (size_t i = 0; i < regions->count; i++) {
-    const stc_region *region = &regions->items[i];
+  /* The build order: pairs (region index, rank), sorted by rank when there
+   * is a budget. Ranks are unique per run (stc-hot-path-schedule numbers
+   * every region); unranked regions sort last, in any order. */
+  size_t n = regions->count;
+  size_t (*order)[2] = calloc(n ? n : 1, sizeof *order);
+  placement *places = calloc(n ? n : 1, sizeof *places);
+  size_t num_places = 0;
+  if (!order || !places) {
+    free(order);
+    free(places);
+    emit_error(mlirOperationGetLocation(state->module), PASS_NAME ": out of memory");
+    return false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    order[i][0] = i;
+    order[i][1] = i;
+    if (state->budget_ms) {
+      int64_t rank = region_rank(regions->items[i].op);
+      order[i][1] = rank == INT64_MAX ? SIZE_MAX : (size_t)rank;
+    }
+  }
+  if (state->budget_ms)
+    qsort(order, n, sizeof *order, compare_rank);
+  bool ok = true;
+  for (size_t k = 0; ok && k < n; k++) {
+    const stc_region *region = &regions->items[order[k][0]];
     if (region->kind != STC_REGION_OP)
       continue;
     site s = {0};
@@ -1038,14 +1125,13 @@ static bool multi_variant_module(run_state *state, const stc_region_list *region
      * site functions can be placed next to and called from. */
     if (!mlirOperationEqual(mlirOperationGetParentOperation(s.func), state->module))
       continue;
-    if (!mlirOperationEqual(s.func, current_func)) {
-      current_func = s.func;
-      place_after = s.func;
-    }
-    if (!build_site(state, &s, &place_after))
-      return false;
+    if (budget_spent(state, &s))
+      continue;
+    ok = build_site(state, &s, place_for(places, &num_places, s.func));
   }
-  return true;
+  free(order);
+  free(places);
+  return ok;
 }
 
 static void run(MlirOperation module, MlirExternalPass pass, void *user) {
@@ -1060,6 +1146,15 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
       .module = module,
       .options = user,
   };
+  clock_gettime(CLOCK_MONOTONIC, &state.start);
+  state.budget_ms = state.options->budget_ms;
+  if (state.budget_ms == 0) {
+    MlirAttribute budget =
+        mlirOperationGetAttributeByName(module, stc__str("stc.budget_ms"));
+    if (!mlirAttributeIsNull(budget) && mlirAttributeIsAInteger(budget) &&
+        mlirIntegerAttrGetValueInt(budget) > 0)
+      state.budget_ms = (uint64_t)mlirIntegerAttrGetValueInt(budget);
+  }
   stc_schedule_list schedules = {0};
   stc_region_list regions = {0};
   bool ok = load_schedules(state.ctx, module, state.options, &schedules,
@@ -1096,6 +1191,7 @@ static multi_variant_options *options_copy(const multi_variant_options *from) {
     return NULL;
   copy->all = from->all;
   copy->max_variants = from->max_variants;
+  copy->budget_ms = from->budget_ms;
   bool ok = true;
   if (from->library)
     ok = (copy->library = strdup(from->library)) != NULL;
@@ -1137,6 +1233,10 @@ static const stc_pass_option_spec option_specs[] = {
     {"variant-library",
      "YAML file of extra schedules: a list of {name, kind, dynamic, script}", NULL},
     {"schedules", "comma-separated schedule names to use (default: all)", NULL},
+    {"budget-ms",
+     "compile-time budget in ms, measured; sites hottest first until it is "
+     "spent (0 = the module's stc.budget_ms from stc-hot-path-schedule, else none)",
+     "0"},
 };
 
 static _Alignas(8) char pass_type_anchor;
@@ -1174,10 +1274,12 @@ static MlirPass create(const stc_pass_option_value *values, size_t count,
       }
     } else if (strcmp(name, "schedules") == 0) {
       ok = parse_schedule_names(value, options, err);
+    } else if (strcmp(name, "budget-ms") == 0) {
+      ok = stc__option_u64(PASS_NAME, name, value, &options->budget_ms, err);
     } else {
       stc_error_set(err, NULL, 0, 0,
                     PASS_NAME ": unknown option '%s' (known: all, max-variants, "
-                              "variant-library, schedules)",
+                              "variant-library, schedules, budget-ms)",
                     name);
       ok = false;
     }

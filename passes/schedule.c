@@ -8,6 +8,8 @@
  *        stc.rank    = <i64, 1 = most time>
  *        stc.share   = <f64, share of all region time>
  *        stc.plan    = "variants:<k>" | "default"
+ *      and, with budget-ms, stc.budget_ms on the module (stc-multi-variant
+ *      measures its work against it);
  *      one remark per region, and a summary remark on the module. The pass
  *      never changes computation: it only adds attributes, so every plan is
  *      sound whatever the profile says (stale, empty, adversarial).
@@ -487,6 +489,16 @@ static void set_attributes(schedule_run *run) {
     mlirOperationSetDiscardableAttributeByName(
         op, stc__str("stc.plan"), mlirStringAttrGet(ctx, stc__str(info->plan)));
   }
+  /* The plan was cut to budget-ms by an estimate (ms-per-variant each);
+   * stc-multi-variant measures what it really spends against the same
+   * budget. */
+  if (run->options->budget_ms != 0)
+    mlirOperationSetDiscardableAttributeByName(
+        run->module, stc__str("stc.budget_ms"),
+        mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64),
+                           run->options->budget_ms > INT64_MAX
+                               ? INT64_MAX
+                               : (int64_t)run->options->budget_ms));
 }
 
 /* The text of one region's remark. */
