@@ -101,6 +101,10 @@ typedef struct stc_tuner_policy {
                                   faster] (>= 1): near-ties keep the earlier,
                                   more promising candidate, so cold tunes
                                   agree */
+  uint32_t noise_retries;      /* a candidate whose pairs are too noisy is
+                                  timed again on fresh pairs this many
+                                  times before it is rejected, default 1
+                                  [0] (at most 8) */
 } stc_tuner_policy;
 
 /* Fills the defaults listed above. */
@@ -116,7 +120,8 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * ("samples", "min_speedup", "budget_ms", "workspace_limit", "mode",
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
- * "order", "validate_first", "target_ms", "budget_cut_samples", ...).
+ * "order", "validate_first", "target_ms", "budget_cut_samples",
+ * "noise_retries", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */
 stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,

@@ -18,6 +18,8 @@
 /* Limits that keep a policy from asking for absurd allocations: the tuner
  * keeps `samples` pairs and `regression_pairs` ratios per key. */
 #define STC_POLICY_MAX_SAMPLES 100001u
+/* Re-timing a noisy candidate more often only buys more noise. */
+#define STC_POLICY_MAX_NOISE_RETRIES 8u
 #define STC_POLICY_MAX_REGRESSION_PAIRS 4096u
 
 const char *stc_tune_mode_str(stc_tune_mode mode) {
@@ -143,6 +145,11 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
   policy->target_ns = UINT64_C(1000000000);
   policy->budget_cut_samples = 3;
   policy->min_improvement = 1.03;
+  /* Short runs (a BLAS matvec of tens of microseconds) are at the mercy of
+   * one preemption: a candidate found too noisy is timed once more, on
+   * fresh pairs, before it is rejected (bench/regret.sh lost a 4.8x faster
+   * matvec_blas to one noisy set of 7 pairs). */
+  policy->noise_retries = 1;
 }
 
 void stc_tuner_policy_init_seed(stc_tuner_policy *policy) {
@@ -155,6 +162,7 @@ void stc_tuner_policy_init_seed(stc_tuner_policy *policy) {
   policy->target_ns = 0;
   policy->budget_cut_samples = 0;
   policy->min_improvement = 1.0;
+  policy->noise_retries = 0;
 }
 
 /* One entry per settable name. Several names may share a field (aliases and
@@ -187,6 +195,7 @@ typedef enum policy_field {
   FIELD_TARGET,
   FIELD_BUDGET_CUT_SAMPLES,
   FIELD_MIN_IMPROVEMENT,
+  FIELD_NOISE_RETRIES,
   FIELD_COUNT_,
 } policy_field;
 
@@ -246,6 +255,7 @@ static const struct {
     {"target_s", FIELD_TARGET, VALUE_COUNT, 1000000000},
     {"budget_cut_samples", FIELD_BUDGET_CUT_SAMPLES, VALUE_COUNT, 1},
     {"min_improvement", FIELD_MIN_IMPROVEMENT, VALUE_DOUBLE, 1},
+    {"noise_retries", FIELD_NOISE_RETRIES, VALUE_COUNT, 1},
 };
 
 /* The one check per field; validate runs all of them, set runs the one it
@@ -315,6 +325,13 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
   case FIELD_MIN_IMPROVEMENT:
     if (!(isfinite(p->min_improvement) && p->min_improvement >= 1.0)) {
       stc_error_set(err, NULL, 0, 0, "min_improvement must be a finite number >= 1");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_NOISE_RETRIES:
+    if (p->noise_retries > STC_POLICY_MAX_NOISE_RETRIES) {
+      stc_error_set(err, NULL, 0, 0, "noise_retries must be at most %u (got %u)",
+                    STC_POLICY_MAX_NOISE_RETRIES, p->noise_retries);
       return STC_ERR_INVALID;
     }
     return STC_OK;
@@ -517,6 +534,7 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   case FIELD_WARMUPS: case FIELD_SAMPLES: case FIELD_MAX_CANDIDATES:
   case FIELD_MAX_PARALLEL_TUNES: case FIELD_REGRESSION_PAIRS:
   case FIELD_RACE_PAIRS: case FIELD_BUDGET_CUT_SAMPLES:
+  case FIELD_NOISE_RETRIES:
     if (value > UINT32_MAX)
       return false;
     break;
@@ -531,6 +549,7 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   case FIELD_REGRESSION_PAIRS: p->regression_pairs = (uint32_t)value; return true;
   case FIELD_RACE_PAIRS: p->race_pairs = (uint32_t)value; return true;
   case FIELD_BUDGET_CUT_SAMPLES: p->budget_cut_samples = (uint32_t)value; return true;
+  case FIELD_NOISE_RETRIES: p->noise_retries = (uint32_t)value; return true;
   case FIELD_BUDGET: p->budget_ns = value; return true;
   case FIELD_TARGET: p->target_ns = value; return true;
   case FIELD_RACE_MIN: p->race_min_ns = value; return true;

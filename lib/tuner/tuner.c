@@ -877,6 +877,14 @@ static score_verdict paired_score(const uint64_t (*pairs)[2], size_t count,
   return (mad <= max_relative_mad) ? SCORE_OK : SCORE_NOISY;
 }
 
+/* Whether count pairs are scored "too noisy" (paired_score's verdict). */
+static bool too_noisy(const uint64_t (*pairs)[2], size_t count,
+                      double max_relative_mad, double *scratch) {
+  double ratio, mad;
+  return paired_score(pairs, count, max_relative_mad, scratch, &ratio, &mad) ==
+         SCORE_NOISY;
+}
+
 /* The racing rule. A ratio (candidate/reference) is beyond the bar when,
  * even divided by factor (>= 1), it could not win: it is not below the
  * best ratio so far, or not min_speedup faster than the reference. The
@@ -895,6 +903,7 @@ typedef struct trial {
   bool checked;   /* its validator reported PASSED */
   bool cut;       /* the budget ran out before its last pair */
   bool raced_out; /* rejected early; the failure's message says why */
+  uint32_t retimed; /* fresh sets of pairs taken after a noisy one */
 } trial;
 
 /* The best ratio a candidate must beat, for notes. */
@@ -911,6 +920,8 @@ typedef struct race {
   uint64_t fastest;
   double optimistic;
 } race;
+
+#define RACE_START ((race){0, UINT64_MAX, INFINITY})
 
 /* Adds one timed run of the candidate and judges it: true when it should
  * stop (f gets why). Racing judges from the candidate's second timed run
@@ -964,6 +975,11 @@ static bool race_stops(const stc_tuner_policy *p, const exploration *x,
   return true;
 }
 
+static stc_status take_pairs(stc_tuner *t, const select_request *req,
+                             size_t index, const budget_clock *clock,
+                             const exploration *x, uint64_t (*pairs)[2],
+                             double *scratch, race *r, trial *tr, failure *f);
+
 /* One candidate's validation, warm-ups and paired samples. The budget is
  * checked between trials only, never interrupting one. With validate_first
  * the validation runs first and counts as a warm-up (it runs the candidate
@@ -978,7 +994,7 @@ static stc_status run_trial(stc_tuner *t, const select_request *req,
   const stc_tuner_policy *p = &t->policy;
   uint32_t warmups = p->warmups;
   bool validated = false;
-  race r = {0, UINT64_MAX, INFINITY};
+  race r = RACE_START;
   if (p->validate_first) {
     tr->runs++;
     if (run_validation(t, req, index, &tr->checked, f) != STC_OK)
@@ -1003,6 +1019,18 @@ static stc_status run_trial(stc_tuner *t, const select_request *req,
     if (run_validation(t, req, index, &tr->checked, f) != STC_OK)
       return f->status;
   }
+  return take_pairs(t, req, index, clock, x, pairs, scratch, &r, tr, f);
+}
+
+/* The paired samples of one candidate into pairs[0..samples), judged by
+ * racing (r) as they come. STC_OK with tr->pairs pairs: all samples, or
+ * fewer when the budget cut them (tr->cut). */
+static stc_status take_pairs(stc_tuner *t, const select_request *req,
+                             size_t index, const budget_clock *clock,
+                             const exploration *x, uint64_t (*pairs)[2],
+                             double *scratch, race *r, trial *tr, failure *f) {
+  const stc_tuner_policy *p = &t->policy;
+  tr->pairs = 0;
   for (uint32_t sample = 0; sample < p->samples; sample++) {
     if (elapsed_ns(clock) >= p->budget_ns) {
       tr->cut = true;
@@ -1032,7 +1060,7 @@ static stc_status run_trial(stc_tuner *t, const select_request *req,
     if (pair[0] == 0 || pair[1] == 0)
       return fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
     tr->pairs = sample + 1;
-    if (race_stops(p, x, &r, pair[1], (double)pair[1] / (double)pair[0],
+    if (race_stops(p, x, r, pair[1], (double)pair[1] / (double)pair[0],
                    (const uint64_t(*)[2])pairs, tr->pairs, scratch, tr, f))
       return f->status;
   }
@@ -1292,6 +1320,17 @@ static stc_status explore(stc_tuner *t, const select_request *req,
       attempted++;
       trial tr = {0};
       status = run_trial(t, req, index, &clock, x, pairs, scratch, &tr, f);
+      /* Too noisy: fresh pairs, noise_retries times at most, while the
+       * budget lasts (a cut set is scored as it is). */
+      while (status == STC_OK && !tr.cut && tr.retimed < p->noise_retries &&
+             elapsed_ns(&clock) < p->budget_ns &&
+             too_noisy((const uint64_t(*)[2])pairs, tr.pairs,
+                       p->max_relative_mad, scratch)) {
+        race fresh = RACE_START;
+        tr.retimed++;
+        status = take_pairs(t, req, index, &clock, x, pairs, scratch, &fresh,
+                            &tr, f);
+      }
       report->trials = tr.runs;
       exhausted |= tr.cut;
       if (tr.pairs) {
@@ -1313,6 +1352,12 @@ static stc_status explore(stc_tuner *t, const select_request *req,
         note = score_candidate(t, x, index, tr.checked,
                                (const uint64_t(*)[2])pairs, tr.pairs, scratch,
                                report, &scored[index]);
+        if (note && tr.retimed && !scored[index]) {
+          char *longer = format_string("%s, on its %" PRIu32 " fresh set(s) of "
+                                       "pairs too", note, tr.retimed);
+          free(note);
+          note = longer;
+        }
       }
     }
     if (!set_note(report, note)) {

@@ -2398,6 +2398,63 @@ static void unbounded_policy(stc_tuner_policy *pol) {
   pol->race_min_ns = 0; /* scripted times are nanoseconds */
 }
 
+/* noise_retries: a candidate whose first set of pairs is too noisy is timed
+ * again on fresh pairs; stable ones then score it (it wins). With 0 (the
+ * seed's rule), or when the fresh pairs are noisy too, it is rejected and
+ * the note says how often it was timed again. */
+STC_TEST(economics_noisy_candidate_timed_again) {
+  stc_problem p = make_problem("w");
+  stc_candidate c[2];
+  make_candidates(c, 2);
+  uint64_t times[FAKE_MAX] = {100, 0};
+  /* One warm-up (validation counts as the first), 7 noisy pairs (relative
+   * MAD 0.4, as in rule6_noisy_candidate_rejected), then 50 for ever. */
+  static const uint64_t noisy_then_stable[] = {50, 30, 50, 70, 40, 60, 20, 80, 50};
+  static const uint64_t always_noisy[] = {50, 30, 50, 70, 40, 60, 20, 80,
+                                          30, 50, 70, 40, 60, 20, 80,
+                                          30, 50, 70, 40, 60, 20, 80};
+  for (int retries = 0; retries <= 1; retries++) {
+    for (int stable = 0; stable <= 1; stable++) {
+      stc_tuner_policy pol;
+      unbounded_policy(&pol);
+      pol.noise_retries = (uint32_t)retries;
+      stc_tuner *t = new_tuner(&pol, NULL);
+      fake f;
+      fake_init(&f, 2, times);
+      f.script[1] = stable ? noisy_then_stable : always_noisy;
+      f.script_len[1] = stable ? 9 : 22;
+      stc_decision d;
+      STC_CHECK_EQ_INT(select0(t, &p, c, 2, &f, &d), STC_OK);
+      STC_CHECK_EQ_U64(d.index, retries && stable ? 1u : 0u);
+      STC_CHECK_EQ_U64(f.measures[1], 1 + 7 * (size_t)(1 + retries));
+      stc_decision_clear(&d);
+      stc_tune_report *r;
+      size_t n;
+      STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+      STC_CHECK_EQ_U64(n, 1);
+      if (retries && stable) {
+        STC_CHECK_CONTAINS(r[0].candidates[1].note, "won");
+        STC_CHECK(fabs(r[0].candidates[1].ratio - 0.5) < 1e-12);
+      } else {
+        STC_CHECK_CONTAINS(r[0].candidates[1].note, "too noisy");
+        if (retries)
+          STC_CHECK_CONTAINS(r[0].candidates[1].note, "on its 1 fresh set(s) of pairs too");
+      }
+      stc_tune_reports_free(r, n);
+      stc_tuner_destroy(t);
+    }
+  }
+  stc_tuner_policy pol;
+  stc_tuner_policy_init_seed(&pol);
+  STC_CHECK_EQ_U64(pol.noise_retries, 0);
+  stc_tuner_policy_init(&pol);
+  STC_CHECK_EQ_U64(pol.noise_retries, 1);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&pol, "noise_retries", "3", NULL), STC_OK);
+  STC_CHECK_EQ_U64(pol.noise_retries, 3);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&pol, "noise_retries", "9", NULL), STC_ERR_INVALID);
+  STC_CHECK_EQ_U64(pol.noise_retries, 3);
+}
+
 STC_TEST(economics_policy_defaults_seed_and_validation) {
   stc_tuner_policy p;
   stc_tuner_policy_init(&p);
