@@ -16,6 +16,9 @@ by itself after --lifetime seconds) so a failing test cannot leak one.
       a TCP proxy in front of PORT, port in DIR/proxy.port: delays every
       reply, or forwards N commands and then SIGKILLs the server (it dies
       mid-run) and stops listening
+  fleet N PREFIX -- COMMAND...      runs N copies of COMMAND at once ("{i}" in
+      an argument becomes 1..N), stdout to PREFIX.{i}.out, stderr to
+      PREFIX.{i}.err; fails when any copy fails
   fake DIR --reply junk|wrong-type  a fake server that answers every command
       with bytes that are not RESP (junk) or with a well-formed reply of the
       wrong type (wrong-type); port in DIR/fake.port
@@ -368,7 +371,23 @@ def cmd_fake(argv):
     serve(directory, "fake", handle)
 
 
-COMMANDS = {"start": cmd_start, "stop": cmd_stop, "cmd": cmd_cmd, "count": cmd_count,
+def cmd_fleet(argv):
+    count, prefix = int(argv[0]), argv[1]
+    command = argv[argv.index("--") + 1:]
+    procs = []
+    for i in range(1, count + 1):
+        args = [a.replace("{i}", str(i)) for a in command]
+        out = open("%s.%d.out" % (prefix, i), "w")
+        err = open("%s.%d.err" % (prefix, i), "w")
+        procs.append((i, subprocess.Popen(args, stdout=out, stderr=err)))
+    failed = [(i, p.wait()) for i, p in procs]
+    failed = [(i, rc) for i, rc in failed if rc != 0]
+    for i, rc in failed:
+        print("redis-helper: copy %d exited %d" % (i, rc), file=sys.stderr)
+    sys.exit(1 if failed else 0)
+
+
+COMMANDS = {"fleet": cmd_fleet, "start": cmd_start, "stop": cmd_stop, "cmd": cmd_cmd, "count": cmd_count,
             "plant": cmd_plant, "proxy": cmd_proxy, "fake": cmd_fake}
 
 if __name__ == "__main__":
