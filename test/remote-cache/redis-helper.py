@@ -8,6 +8,7 @@ by itself after --lifetime seconds) so a failing test cannot leak one.
       loopback port, files in DIR (DIR/port, DIR/pid); prints the port
   stop DIR                          stops what start (or proxy/fake) left in DIR
   cmd PORT ARG...                   one command; prints the reply (repr)
+  put PORT KEY FILE                 SET KEY to FILE's bytes
   count PORT PATTERN                prints how many keys match
   plant PORT --winner NAME          rewrites every stored record to name
       another winner (checksum recomputed, expiry kept): a well-formed record
@@ -210,6 +211,11 @@ def cmd_cmd(argv):
     print(show(Conn(argv[0]).call(*argv[1:])))
 
 
+def cmd_put(argv):
+    with open(argv[2], "rb") as f:
+        print(show(Conn(argv[0]).call("SET", argv[1], f.read())))
+
+
 def cmd_count(argv):
     conn = Conn(argv[0])
     cursor, total = "0", 0
@@ -387,7 +393,7 @@ def cmd_fleet(argv):
     sys.exit(1 if failed else 0)
 
 
-COMMANDS = {"fleet": cmd_fleet, "start": cmd_start, "stop": cmd_stop, "cmd": cmd_cmd, "count": cmd_count,
+COMMANDS = {"fleet": cmd_fleet, "put": cmd_put, "start": cmd_start, "stop": cmd_stop, "cmd": cmd_cmd, "count": cmd_count,
             "plant": cmd_plant, "proxy": cmd_proxy, "fake": cmd_fake}
 
 if __name__ == "__main__":
