@@ -13,6 +13,7 @@ by itself after --lifetime seconds) so a failing test cannot leak one.
   plant PORT --winner NAME          rewrites every stored record to name
       another winner (checksum recomputed, expiry kept): a well-formed record
       that lies
+  plant-file FILE... --winner NAME  the same for record files on disk
   proxy DIR --to PORT (--delay-ms N | --kill-after N --kill-pid PID)
       a TCP proxy in front of PORT, port in DIR/proxy.port: delays every
       reply, or forwards N commands and then SIGKILLs the server (it dies
@@ -227,6 +228,14 @@ def cmd_count(argv):
     print(total)
 
 
+def replant(data, winner):
+    """The record data names winner instead, with a valid checksum."""
+    body = data[:data.rindex(b"checksum ")]
+    body = re.sub(rb"\nwinner \d+\n.*\n$", b"\nwinner %d\n%s\n" % (len(winner), winner),
+                  body, flags=re.S)
+    return body + b"checksum " + hashlib.sha256(body).hexdigest().encode() + b"\n"
+
+
 def cmd_plant(argv):
     port, winner = argv[0], argv[argv.index("--winner") + 1].encode()
     conn = Conn(port)
@@ -234,17 +243,22 @@ def cmd_plant(argv):
     while True:
         cursor, keys = conn.call("SCAN", cursor, "MATCH", "stc:v1:rec:*", "COUNT", "1000")
         for key in keys:
-            data = conn.call("GET", key)
             ttl = conn.call("PTTL", key)
-            body = data[:data.rindex(b"checksum ")]
-            body = re.sub(rb"\nwinner \d+\n.*\n$", b"\nwinner %d\n%s\n" % (len(winner), winner),
-                          body, flags=re.S)
-            record = body + b"checksum " + hashlib.sha256(body).hexdigest().encode() + b"\n"
-            conn.call("SET", key, record, "PX", str(max(ttl, 1000)))
+            conn.call("SET", key, replant(conn.call("GET", key), winner), "PX", str(max(ttl, 1000)))
             planted += 1
         if cursor == b"0":
             break
     print("planted %d" % planted)
+
+
+def cmd_plant_file(argv):
+    winner = argv[argv.index("--winner") + 1].encode()
+    for path in argv[:argv.index("--winner")]:
+        with open(path, "rb") as f:
+            data = replant(f.read(), winner)
+        with open(path, "wb") as f:
+            f.write(data)
+    print("planted %d" % argv.index("--winner"))
 
 
 def serve(directory, name, handle):
@@ -393,7 +407,7 @@ def cmd_fleet(argv):
     sys.exit(1 if failed else 0)
 
 
-COMMANDS = {"fleet": cmd_fleet, "put": cmd_put, "start": cmd_start, "stop": cmd_stop, "cmd": cmd_cmd, "count": cmd_count,
+COMMANDS = {"fleet": cmd_fleet, "plant-file": cmd_plant_file, "put": cmd_put, "start": cmd_start, "stop": cmd_stop, "cmd": cmd_cmd, "count": cmd_count,
             "plant": cmd_plant, "proxy": cmd_proxy, "fake": cmd_fake}
 
 if __name__ == "__main__":
