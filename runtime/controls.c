@@ -11,6 +11,7 @@
 #include "dispatch_internal.h"
 
 #include "stc/tuner_cache.h"
+#include "stc/tuner_remote.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -163,6 +164,35 @@ static bool g_configured;                /* under g_lock */
 static stc_rt_dispatch_config g_config;  /* read-only once g_tuner is set */
 static _Atomic(stc_tuner *) g_tuner;
 static atomic_bool g_cache_warned;
+static atomic_bool g_remote_warned;
+
+/* STC_CACHE_REMOTE (README "Fleet cache (Redis)"): the fleet tier under the
+ * disk cache. A bad url or option is one warning; an unreachable server is
+ * found on first use and warned about once (stc_rt__note_cache_warnings). */
+static void attach_remote(stc_tuner *tuner) {
+  const char *url = getenv("STC_CACHE_REMOTE");
+  if (!url || !url[0])
+    return;
+  stc_remote_options options;
+  stc_remote_options_init(&options);
+  stc_error err;
+  stc_error_clear(&err);
+  if (stc_remote_options_from_environment(&options, &err) != STC_OK)
+    stc_rt__warn("%s; using the default", err.message);
+  stc_remote_cache *remote = NULL;
+  stc_error_clear(&err);
+  if (stc_remote_cache_open(url, &options, &remote, &err) != STC_OK) {
+    atomic_store(&g_remote_warned, true);
+    stc_rt__warn("STC_CACHE_REMOTE: %s; using the local cache only",
+                 err.message);
+    return;
+  }
+  if (!stc_tuner_set_remote(tuner, remote)) {
+    atomic_store(&g_remote_warned, true);
+    stc_rt__warn("STC_CACHE_REMOTE is set but there is no usable cache "
+                 "directory to put it under; not used");
+  }
+}
 
 stc_status stc_rt_dispatch_configure(const stc_rt_dispatch_config *config,
                                      stc_error *err) {
@@ -216,6 +246,7 @@ stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config) {
           stc_rt__warn("cannot use the cache directory '%s'; tuning "
                        "decisions stay in memory",
                        directory);
+        attach_remote(tuner);
         atomic_store_explicit(&g_tuner, tuner, memory_order_release);
       }
     }
@@ -227,6 +258,13 @@ stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config) {
 }
 
 void stc_rt__note_cache_warnings(stc_tuner *tuner, uint64_t before) {
+  char remote_why[600];
+  if (!atomic_load(&g_remote_warned) &&
+      stc_tuner_remote_fault(tuner, remote_why, sizeof remote_why) &&
+      !atomic_exchange(&g_remote_warned, true))
+    stc_rt__warn("remote tuning cache %s; going on with the local cache "
+                 "(no further remote warnings)",
+                 remote_why);
   stc_tuner_stats stats;
   stc_tuner_stats_get(tuner, &stats);
   if (stats.cache_warnings <= before || atomic_exchange(&g_cache_warned, true))
@@ -245,6 +283,7 @@ void stc_rt__controls_reset(void) {
   g_configured = false;
   memset(&g_config, 0, sizeof g_config);
   atomic_store(&g_cache_warned, false);
+  atomic_store(&g_remote_warned, false);
   pthread_mutex_unlock(&g_lock);
 }
 

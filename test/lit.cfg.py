@@ -58,6 +58,22 @@ try:
 except OSError as error:
     _rt_dispatch_problem = "cannot run nm on %s: %s" % (_stc_rt_so, error)
 
+# test/remote-cache: the fleet cache's tests start a private redis-server and
+# need hiredis 0.14 (what libstc_rt loads with dlopen).
+def redis_problem():
+    if not shutil.which("redis-server"):
+        return "redis-server is not on PATH (apt-get install redis-server)"
+    try:
+        import ctypes
+        ctypes.CDLL("libhiredis.so.0.14")
+    except OSError as error:
+        return "cannot load libhiredis.so.0.14 (apt-get install libhiredis-dev): %s" % error
+    return None
+
+_redis_problem = redis_problem()
+if _redis_problem is None:
+    config.available_features.add("redis")
+
 # A missing feature turns its tests UNSUPPORTED, and the suite stays green:
 # fine on a developer's partial build, never in CI (CI=true, as GitHub
 # Actions and .ci/run set it), where each feature below is required and its
@@ -65,6 +81,7 @@ except OSError as error:
 _required_in_ci = {
     "compiler": "the compiler parts were not built (STC_BUILD_COMPILER=OFF)",
     "rt-dispatch": _rt_dispatch_problem,
+    "redis": _redis_problem,
 }
 if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
     for _feature, _why in _required_in_ci.items():

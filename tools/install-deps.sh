@@ -3,7 +3,10 @@
 # LLVM/MLIR 22 (headers, C API archives, mlir-opt/mlir-runner, lit,
 # FileCheck), libyaml, OpenBLAS (loaded by libstc_rt with dlopen for BLAS
 # variants; never linked), and clang-22 with its libFuzzer and sanitizer
-# runtimes (fuzz/run.sh), pkg-config (test/install builds against stc-rt.pc).
+# runtimes (fuzz/run.sh), pkg-config (test/install builds against stc-rt.pc),
+# redis-server and hiredis (the fleet cache's tier, README "Fleet cache
+# (Redis)": libstc_rt loads libhiredis.so.0.14 with dlopen, never links it;
+# test/remote-cache starts private servers).
 # Skips apt entirely when every package is present.
 set -euo pipefail
 
@@ -12,6 +15,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libyaml-dev libomp-22-dev libopenblas0
   clang-22 libclang-rt-22-dev
+  redis-server libhiredis-dev
 )
 
 missing=()

@@ -342,6 +342,20 @@ void stc_tuner_lower_level_fingerprint(stc_tuner *tuner, char out[65]);
  * no disk cache or no fault yet. Thread-safe. */
 bool stc_tuner_cache_fault(stc_tuner *tuner, char *buffer, size_t size);
 
+typedef struct stc_remote_cache stc_remote_cache;
+
+/* Puts a fleet tier (stc/tuner_remote.h) under the tuner's disk cache,
+ * taking ownership of remote; false (remote closed) when the tuner has no
+ * disk cache. Call before the tuner is shared between threads. From then on
+ * a persistent problem's first selection also looks in remote, and explores
+ * only when this process holds the key's lease there; otherwise it gets the
+ * reference ("busy") and looks again on a later call. */
+bool stc_tuner_set_remote(stc_tuner *tuner, stc_remote_cache *remote);
+
+/* The text of the remote tier's latest fault, like stc_tuner_cache_fault;
+ * false, with buffer "", when there is no remote tier or no fault yet. */
+bool stc_tuner_remote_fault(stc_tuner *tuner, char *buffer, size_t size);
+
 /* True while the calling thread is inside stc_tuner_select's exploration. */
 bool stc_tuner_is_tuning(void);
 

@@ -123,6 +123,33 @@ stc_status stc_cache_directory_from(const char *stc_cache_dir,
  * the environment with getenv, so it must not race with setenv. */
 stc_status stc_cache_default_directory(char **out, stc_error *err);
 
+/* ---- the fleet tier below (stc/tuner_remote.h) ---- */
+
+typedef struct stc_remote_cache stc_remote_cache;
+
+/* Puts remote (may be NULL: none) under cache, taking ownership: it is
+ * closed with the cache, or at once when cache is NULL. From then on a load
+ * that misses on disk asks remote and writes a usable record to disk; a save
+ * is mirrored to remote (expiring with the record's time-to-live); a remove
+ * removes it there too. Remote records are parsed and checked like files.
+ * Call before the cache is shared between threads. */
+void stc_disk_cache_set_remote(stc_disk_cache *cache,
+                               stc_remote_cache *remote);
+/* The remote tier in use, NULL when none (owned by the cache). */
+stc_remote_cache *stc_disk_cache_remote(const stc_disk_cache *cache);
+/* Whether this process should tune key now: true without a remote tier or
+ * when it cannot be used; otherwise only when this process took key's lease
+ * (stc_remote_cache_claim). */
+bool stc_disk_cache_may_tune(stc_disk_cache *cache, const char *key);
+
+/* Parses the bytes of one record (a file's content, or a remote value) with
+ * the disk cache's strict rules. On STC_OK the caller owns *out's strings;
+ * otherwise *out is zeroed and *problem (may be NULL) names what is wrong.
+ * Checks the shape only: key, freshness and file name are the caller's. */
+stc_status stc_cache_record_decode(const char *data, size_t size,
+                                   stc_cache_record *out,
+                                   const char **problem);
+
 /* Test hook: replaces the wall clock used for freshness (NULL restores). */
 void stc_disk_cache_set_clock(stc_disk_cache *cache,
                               int64_t (*now_seconds)(void *user), void *user);

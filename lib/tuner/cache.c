@@ -35,6 +35,7 @@
 
 #include "stc/hash.h"
 #include "stc/input_bounds.h"
+#include "stc/tuner_remote.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -78,6 +79,7 @@ struct stc_disk_cache {
   int64_t (*clock)(void *user);
   void *clock_user;
   char last_fault[1024]; /* the latest fault's text, "" when none */
+  stc_remote_cache *remote; /* the fleet tier below, NULL: none (owned) */
 };
 
 /* ---- records ------------------------------------------------------------ */
@@ -786,6 +788,7 @@ void stc_disk_cache_close(stc_disk_cache *cache) {
   if (!cache)
     return;
   close(cache->dir_fd);
+  stc_remote_cache_close(cache->remote);
   pthread_mutex_destroy(&cache->clock_lock);
   free(cache->path);
   free(cache);
@@ -1291,11 +1294,129 @@ static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
   return STC_OK;
 }
 
+/* ---- the remote tier (stc/tuner_remote.h) ------------------------------ */
+
+/* The remote tier keeps the very bytes of a record file, so a record read
+ * from it passes the same checks as one read from disk: strict parsing and
+ * checksum, the full key, freshness. A usable one is written to disk, so
+ * this machine's next process finds it there. Returns STC_OK or
+ * STC_ERR_NOT_FOUND: the remote tier's faults are its own, never the disk
+ * cache's (stc_remote_cache_last_fault). */
+static stc_status stc_cache_load_remote(stc_disk_cache *cache, const char *key,
+                                        stc_cache_record *out) {
+  char digest[65];
+  stc_sha256_hex(key, strlen(key), digest);
+  char *data = NULL;
+  size_t size = 0;
+  if (stc_remote_cache_get(cache->remote, digest, &data, &size) != STC_OK)
+    return STC_ERR_NOT_FOUND;
+  const char *problem = NULL;
+  stc_cache_record record;
+  stc_status status = stc_cache_decode(data, size, &record, &problem);
+  free(data);
+  if (status != STC_OK)
+    return STC_ERR_NOT_FOUND;
+  if (strcmp(record.key, key) != 0 ||
+      !stc_cache_record_is_fresh(&record, stc_cache_now(cache),
+                                 cache->ttl_seconds)) {
+    stc_cache_record_clear(&record);
+    return STC_ERR_NOT_FOUND;
+  }
+  stc_error local;
+  stc_error_clear(&local);
+  stc_cache_note_fault(cache, stc_cache_save_unnoted(cache, &record, &local),
+                       &local);
+  *out = record;
+  return STC_OK;
+}
+
+/* Mirrors a saved record to the remote tier, expiring when it would go
+ * stale here (created + time-to-live). */
+static void stc_cache_save_remote(stc_disk_cache *cache,
+                                  const stc_cache_record *record) {
+  size_t key_length, winner_length;
+  if (!stc_cache_key_ok(record->key, &key_length) ||
+      !stc_cache_winner_ok(record->winner, &winner_length))
+    return;
+  int64_t now = stc_cache_now(cache);
+  if (!stc_cache_record_is_fresh(record, now, cache->ttl_seconds))
+    return;
+  /* Fresh, so created + ttl > now: the difference cannot overflow past
+   * ttl + skew. */
+  uint64_t left_seconds =
+      record->created >= now
+          ? cache->ttl_seconds + (uint64_t)(record->created - now)
+          : cache->ttl_seconds - ((uint64_t)now - (uint64_t)record->created);
+  char *data;
+  size_t size;
+  if (stc_cache_encode(record, key_length, winner_length, &data, &size) !=
+      STC_OK)
+    return;
+  char digest[65];
+  stc_sha256_hex(record->key, key_length, digest);
+  uint64_t expire_ms = left_seconds > UINT64_MAX / 1000 ? UINT64_MAX
+                                                        : left_seconds * 1000;
+  stc_remote_cache_put(cache->remote, digest, data, size, expire_ms);
+  free(data);
+}
+
+static void stc_cache_remove_remote(stc_disk_cache *cache, const char *key) {
+  size_t key_length;
+  if (!stc_cache_key_ok(key, &key_length))
+    return;
+  char digest[65];
+  stc_sha256_hex(key, key_length, digest);
+  stc_remote_cache_delete(cache->remote, digest);
+}
+
+void stc_disk_cache_set_remote(stc_disk_cache *cache,
+                               stc_remote_cache *remote) {
+  if (!cache) {
+    stc_remote_cache_close(remote);
+    return;
+  }
+  stc_remote_cache_close(cache->remote);
+  cache->remote = remote;
+}
+
+stc_remote_cache *stc_disk_cache_remote(const stc_disk_cache *cache) {
+  return cache ? cache->remote : NULL;
+}
+
+bool stc_disk_cache_may_tune(stc_disk_cache *cache, const char *key) {
+  size_t key_length;
+  if (!cache || !cache->remote || !stc_cache_key_ok(key, &key_length))
+    return true;
+  char digest[65];
+  stc_sha256_hex(key, key_length, digest);
+  bool granted;
+  stc_remote_cache_claim(cache->remote, digest, &granted);
+  return granted;
+}
+
+stc_status stc_cache_record_decode(const char *data, size_t size,
+                                   stc_cache_record *out,
+                                   const char **problem) {
+  const char *why = NULL;
+  if (!data || !out)
+    return STC_ERR_INVALID;
+  stc_status status = size > STC_CACHE_MAX_FILE
+                          ? (why = "too large", STC_ERR_CORRUPT)
+                          : stc_cache_decode(data, size, out, &why);
+  if (status != STC_OK)
+    memset(out, 0, sizeof *out);
+  if (problem)
+    *problem = why;
+  return status;
+}
+
 stc_status stc_disk_cache_load(stc_disk_cache *cache, const char *key,
                                stc_cache_record *out, stc_error *err) {
   stc_error local;
   stc_error_clear(&local);
   stc_status status = stc_cache_load_unnoted(cache, key, out, &local);
+  if (status == STC_ERR_NOT_FOUND && cache->remote)
+    status = stc_cache_load_remote(cache, key, out);
   stc_cache_note_fault(cache, status, &local);
   if (err && status != STC_OK)
     *err = local;
@@ -1307,6 +1428,8 @@ stc_status stc_disk_cache_remove(stc_disk_cache *cache, const char *key,
   stc_error local;
   stc_error_clear(&local);
   stc_status status = stc_cache_remove_unnoted(cache, key, &local);
+  if (cache && cache->remote && key)
+    stc_cache_remove_remote(cache, key);
   stc_cache_note_fault(cache, status, &local);
   if (err && status != STC_OK)
     *err = local;
@@ -1318,6 +1441,8 @@ stc_status stc_disk_cache_save(stc_disk_cache *cache,
   stc_error local;
   stc_error_clear(&local);
   stc_status status = stc_cache_save_unnoted(cache, record, &local);
+  if (cache && cache->remote && record)
+    stc_cache_save_remote(cache, record);
   stc_cache_note_fault(cache, status, &local);
   if (err && status != STC_OK)
     *err = local;

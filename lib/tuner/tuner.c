@@ -18,6 +18,7 @@
 
 #include "stc/hash.h"
 #include "stc/tuner_cache.h"
+#include "stc/tuner_remote.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -1532,6 +1533,11 @@ static stc_status select_with_permit(stc_tuner *t, const select_request *req,
   }
   if (t->policy.mode == STC_MODE_CACHE_ONLY)
     return fallback(req, STC_SOURCE_CACHE_MISS, out, err);
+  /* A fleet shares the disk cache's remote tier: one machine tunes a key,
+   * the others run the reference and find its record on a later call. */
+  if (req->problem->persistent && t->disk &&
+      !stc_disk_cache_may_tune(t->disk, req->key))
+    return fallback(req, STC_SOURCE_BUSY, out, err);
   return finish_exploration(t, req, out, err);
 }
 
@@ -1862,6 +1868,22 @@ bool stc_tuner_cache_fault(stc_tuner *tuner, char *buffer, size_t size) {
   if (size)
     buffer[0] = 0;
   return tuner && tuner->disk && stc_disk_cache_last_fault(tuner->disk, buffer, size);
+}
+
+bool stc_tuner_set_remote(stc_tuner *tuner, stc_remote_cache *remote) {
+  if (!tuner || !tuner->disk) {
+    stc_remote_cache_close(remote);
+    return false;
+  }
+  stc_disk_cache_set_remote(tuner->disk, remote);
+  return true;
+}
+
+bool stc_tuner_remote_fault(stc_tuner *tuner, char *buffer, size_t size) {
+  if (buffer && size)
+    buffer[0] = 0;
+  return tuner && stc_remote_cache_last_fault(stc_disk_cache_remote(tuner->disk),
+                                              buffer, size, NULL);
 }
 
 void stc_tuner_lower_level_fingerprint(stc_tuner *tuner, char out[65]) {

@@ -36,6 +36,7 @@ typedef struct stc_cache_tool {
   bool long_keys;
   bool has_now; /* --now: a fixed clock, for tests and reproducible reports */
   int64_t now;
+  const char *remote; /* --remote=URL: the fleet tier instead of the disk */
 } stc_cache_tool;
 
 /* The commands; each returns an exit code. */
@@ -90,6 +91,14 @@ typedef struct stc_cache_listing {
 int stc__cache_collect(const stc_cache_tool *tool, const char *directory,
                        stc_cache_listing *out);
 void stc__cache_listing_free(stc_cache_listing *listing);
+
+/* remote.c: the same listing of the records a Redis server holds
+ * (tool->remote), items named by their Redis keys; and prune (invalid and
+ * expired records; everything: all of them) there. Exit codes; errors are
+ * printed. */
+int stc__cache_collect_remote(const stc_cache_tool *tool,
+                              stc_cache_listing *out);
+int stc__cache_remove_remote(const stc_cache_tool *tool, bool everything);
 
 /* A record's state as one phrase: "fresh", "expired" or the problem. */
 const char *stc__cache_item_state(const stc_cache_item *item);

@@ -97,6 +97,8 @@ static bool stc_cache_collect_one(void *user, const stc_cache_entry *entry) {
 
 int stc__cache_collect(const stc_cache_tool *tool, const char *directory,
                        stc_cache_listing *out) {
+  if (tool->remote)
+    return stc__cache_collect_remote(tool, out);
   memset(out, 0, sizeof *out);
   out->now = stc__cache_now(tool);
   stc_disk_cache *cache;

@@ -33,11 +33,15 @@ static int stc_cache_remove_with(const stc_cache_tool *tool, size_t capacity,
 }
 
 int stc__cache_prune(const stc_cache_tool *tool) {
+  if (tool->remote)
+    return stc__cache_remove_remote(tool, false);
   return stc_cache_remove_with(tool, tool->capacity, tool->ttl_seconds,
                                stc_disk_cache_prune);
 }
 
 int stc__cache_clear(const stc_cache_tool *tool) {
+  if (tool->remote)
+    return stc__cache_remove_remote(tool, true);
   /* Capacity and TTL play no part in clearing; any valid values do. */
   return stc_cache_remove_with(tool, STC_CACHE_TOOL_DEFAULT_CAPACITY,
                                STC_CACHE_TOOL_DEFAULT_TTL,

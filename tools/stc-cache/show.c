@@ -159,7 +159,7 @@ int stc__cache_show(const stc_cache_tool *tool) {
   const char *wanted = tool->args[0];
   if (!wanted[0])
     return stc__cache_usage_error("'show' needs a non-empty ID, KEY or FILE");
-  if (stc_show_is_file(wanted))
+  if (!tool->remote && stc_show_is_file(wanted))
     return stc_show_file(tool, wanted);
   stc_cache_listing listing;
   int exit_code = stc__cache_collect(tool, tool->directory, &listing);
@@ -183,7 +183,7 @@ int stc__cache_show(const stc_cache_tool *tool) {
   }
   if (matches == 0)
     exit_code = stc__cache_fail("no record matches '%s' in %s", wanted,
-                                tool->directory);
+                                tool->remote ? tool->remote : tool->directory);
   else if (matches != 1 && matches != SIZE_MAX)
     exit_code =
         stc__cache_fail("'%s' matches %zu records; give more of the ID or key",

@@ -49,6 +49,13 @@ static const char usage[] =
     "  --capacity=N        records prune keeps at most (1024)\n"
     "  --now=SECONDS       judge ages as of this unix time (for tests and\n"
     "                      reproducible reports)\n"
+    "  --remote=URL        list, show, verify, prune or clear the records of "
+    "the\n"
+    "                      fleet cache (a Redis server, as STC_CACHE_REMOTE "
+    "names\n"
+    "                      it) instead of the directory; prune removes "
+    "invalid and\n"
+    "                      expired ones (Redis itself bounds the size)\n"
     "  --help              print this help\n"
     "  --version           print the version\n"
     "\n"
@@ -95,6 +102,7 @@ enum {
   STC_OPT_TTL = 1 << 0,
   STC_OPT_CAPACITY = 1 << 1,
   STC_OPT_LONG = 1 << 2,
+  STC_OPT_REMOTE = 1 << 3,
 };
 
 typedef struct stc_cache_command {
@@ -111,11 +119,14 @@ static int stc_cache_print_path(const stc_cache_tool *tool) {
 }
 
 static const stc_cache_command stc_cache_commands[] = {
-    {"list", stc__cache_list, STC_OPT_TTL | STC_OPT_LONG, 0, NULL},
-    {"show", stc__cache_show, STC_OPT_TTL, 1, "one record (ID, KEY or FILE)"},
-    {"verify", stc__cache_verify, STC_OPT_TTL, 0, NULL},
-    {"prune", stc__cache_prune, STC_OPT_TTL | STC_OPT_CAPACITY, 0, NULL},
-    {"clear", stc__cache_clear, 0, 0, NULL},
+    {"list", stc__cache_list, STC_OPT_TTL | STC_OPT_LONG | STC_OPT_REMOTE, 0,
+     NULL},
+    {"show", stc__cache_show, STC_OPT_TTL | STC_OPT_REMOTE, 1,
+     "one record (ID, KEY or FILE)"},
+    {"verify", stc__cache_verify, STC_OPT_TTL | STC_OPT_REMOTE, 0, NULL},
+    {"prune", stc__cache_prune,
+     STC_OPT_TTL | STC_OPT_CAPACITY | STC_OPT_REMOTE, 0, NULL},
+    {"clear", stc__cache_clear, STC_OPT_REMOTE, 0, NULL},
     {"path", stc_cache_print_path, 0, 0, NULL},
 };
 
@@ -133,6 +144,7 @@ static const stc_cache_option stc_cache_options[] = {
     {"--ttl", STC_OPT_TTL, true},
     {"--capacity", STC_OPT_CAPACITY, true},
     {"--long", STC_OPT_LONG, false},
+    {"--remote", STC_OPT_REMOTE, true},
 };
 
 /* What the command line said, before the command is known to accept it. */
@@ -221,6 +233,12 @@ static int stc_cache_apply(const stc_cache_command *command,
       tool->capacity = (size_t)capacity;
     } else if (strcmp(option->name, "--long") == 0) {
       tool->long_keys = true;
+    } else if (strcmp(option->name, "--remote") == 0) {
+      if (!value[0])
+        return stc__cache_usage_error(
+            "option '--remote' needs a url (redis://HOST[:PORT][/DB] or "
+            "unix:/PATH[?db=N])");
+      tool->remote = value;
     }
   }
   return STC_CACHE_EXIT_OK;
