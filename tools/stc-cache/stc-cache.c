@@ -40,6 +40,13 @@ static const char usage[] =
     "  clear               remove every record\n"
     "  path                print the cache directory\n"
     "\n"
+    "  --objects COMMAND   the same commands on stc-run's compiled-code cache\n"
+    "                      (DIR/objects-v1) instead of the tuning records:\n"
+    "                      list (id, bytes, -O level, input digest, plain or\n"
+    "                      tuned, state; --long adds the key), show ID,\n"
+    "                      verify, prune (capacity 64 unless --capacity),\n"
+    "                      clear\n"
+    "\n"
     "options:\n"
     "  --dir=DIR           the cache directory; default $STC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/stc, else $HOME/.cache/stc\n"
@@ -133,6 +140,7 @@ static const stc_cache_option stc_cache_options[] = {
     {"--ttl", STC_OPT_TTL, true},
     {"--capacity", STC_OPT_CAPACITY, true},
     {"--long", STC_OPT_LONG, false},
+    {"--objects", 0, false},
 };
 
 /* What the command line said, before the command is known to accept it. */
@@ -219,6 +227,9 @@ static int stc_cache_apply(const stc_cache_command *command,
         return stc__cache_usage_error(
             "option '--capacity' expects an integer > 0, got '%s'", value);
       tool->capacity = (size_t)capacity;
+      tool->capacity_set = true;
+    } else if (strcmp(option->name, "--objects") == 0) {
+      tool->objects = true;
     } else if (strcmp(option->name, "--long") == 0) {
       tool->long_keys = true;
     }
@@ -295,7 +306,9 @@ int main(int argc, char **argv) {
     }
   }
   if (status == STC_CACHE_EXIT_OK)
-    status = command->run(&tool);
+    status = tool.objects && strcmp(command->name, "path") != 0
+                 ? stc__cache_objects(&tool)
+                 : command->run(&tool);
   free(tool.directory);
   free(positional);
   return status;
