@@ -186,7 +186,9 @@ STC_TEST(object_cache_bad_files_are_misses_with_a_problem) {
 
   /* Another version. */
   STC_CHECK(spill(path, data, size) == 0);
-  memcpy(strstr(data, "version 1"), "version 7", 9);
+  /* The version line follows the 17-byte magic line. */
+  STC_CHECK(memcmp(data + 17, "version 1\n", 10) == 0);
+  memcpy(data + 17, "version 7", 9);
   STC_CHECK(spill(path, data, size) == 0);
   STC_CHECK_EQ_INT(stc_object_cache_load(cache, key, &out, &problem, &err),
                    STC_ERR_NOT_FOUND);
