@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets of fuzz/ with clang-22 (ASan + UBSan) and runs
 # each on its seed corpus (fuzz/corpus/<target>/, committed) plus a work
 # corpus under build/fuzz/ that grows between runs. Targets: profile_reader,
+# object_entry (stc-run's object-cache entries),
 # cache_record (the MLIR-free core), verify_diagnostics and pipeline_parser
 # (stc-opt's parsers; they link a CMake build of stc with the compiler).
 #
@@ -24,12 +25,12 @@ for arg in "$@"; do
   case "$arg" in
     --seconds=*) seconds=${arg#--seconds=} ;;
     --runs=*) runs=${arg#--runs=} ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     -*) echo "fuzz/run.sh: unknown option $arg" >&2; exit 2 ;;
     *) targets+=("$arg") ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(profile_reader cache_record verify_diagnostics pipeline_parser)
+[ ${#targets[@]} -gt 0 ] || targets=(profile_reader cache_record object_entry verify_diagnostics pipeline_parser)
 
 cc=${STC_FUZZ_CC:-clang-22}
 command -v "$cc" >/dev/null ||

@@ -30,11 +30,11 @@ echo "== lit tests"
 /usr/lib/llvm-22/bin/lit -sv build/plain/test
 
 echo "== benchmarks (quick)"
-# Smoke runs of bench/regret.sh, defaults.sh and e2e.sh on small shapes (about
+# Smoke runs of bench/regret.sh, defaults.sh, e2e.sh and startup.sh on small shapes (about
 # 1.5 min): they fail on build errors, failed runs and wrong results only,
 # never on a timing or a ratio. CSVs go to build/plain/bench-quick/.
 mkdir -p build/plain/bench-quick
-for bench in regret defaults e2e; do
+for bench in regret defaults e2e startup; do
   STC_BIN="$root/build/plain/bin" "bench/$bench.sh" --quick \
     --csv "build/plain/bench-quick/$bench.csv" > "build/plain/bench-quick/$bench.log" 2>&1 ||
     { cat "build/plain/bench-quick/$bench.log"; echo "bench/$bench.sh --quick failed"; exit 1; }

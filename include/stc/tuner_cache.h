@@ -57,6 +57,14 @@ typedef struct stc_disk_cache stc_disk_cache;
 stc_status stc_disk_cache_open(const char *directory, size_t capacity,
                                uint64_t ttl_seconds, stc_disk_cache **out,
                                stc_error *err);
+/* The directory primitive under stc_disk_cache_open, shared with the object
+ * cache (stc/object_cache.h): creates <directory> (and its parent, never
+ * more) and <directory>/<name> 0700 where missing, refuses a symlinked or
+ * foreign-owned <name> (the base may be root-owned, like /tmp), takes group
+ * and other bits away, and opens it O_DIRECTORY|O_NOFOLLOW. On STC_OK the
+ * caller owns *path (free) and *fd (close). name is one path component. */
+stc_status stc_cache_private_dir_open(const char *directory, const char *name,
+                                      char **path, int *fd, stc_error *err);
 /* Closes a cache; accepts NULL. */
 void stc_disk_cache_close(stc_disk_cache *cache);
 /* The version directory in use (owned by the cache). */

@@ -687,15 +687,15 @@ static stc_status stc_cache_open_dir(int at_fd, const char *name,
   return STC_OK;
 }
 
-stc_status stc_disk_cache_open(const char *directory, size_t capacity,
-                               uint64_t ttl_seconds, stc_disk_cache **out,
-                               stc_error *err) {
-  if (!out)
+stc_status stc_cache_private_dir_open(const char *directory,
+                                      const char *name, char **path_out,
+                                      int *fd_out, stc_error *err) {
+  if (!path_out || !fd_out)
     return STC_ERR_INVALID;
-  *out = NULL;
-  if (!directory || !directory[0] || capacity == 0 || ttl_seconds == 0) {
-    stc_error_set(err, NULL, 0, 0,
-                  "cache needs a directory, a capacity and a time-to-live");
+  *path_out = NULL;
+  *fd_out = -1;
+  if (!directory || !directory[0] || !name || !name[0] || strchr(name, '/')) {
+    stc_error_set(err, NULL, 0, 0, "cache needs a directory");
     return STC_ERR_INVALID;
   }
   char *base = strdup(directory);
@@ -704,23 +704,15 @@ stc_status stc_disk_cache_open(const char *directory, size_t capacity,
   /* "dir/" would otherwise name the target of a symlink "dir". */
   for (size_t n = strlen(base); n > 1 && base[n - 1] == '/'; --n)
     base[n - 1] = 0;
-  stc_disk_cache *cache = calloc(1, sizeof *cache);
-  char version_name[32];
-  snprintf(version_name, sizeof version_name, "v%d", STC_TUNER_CACHE_FORMAT);
-  size_t path_size = strlen(base) + 1 + strlen(version_name) + 1;
+  size_t path_size = strlen(base) + 1 + strlen(name) + 1;
   char *path = malloc(path_size);
-  if (!cache || !path) {
+  if (!path) {
     free(base);
-    free(cache);
-    free(path);
     return STC_ERR_NOMEM;
   }
-  snprintf(path, path_size, "%s/%s", base, version_name);
-  cache->path = path;
-  cache->dir_fd = -1;
-  cache->uid = geteuid();
-  cache->capacity = capacity;
-  cache->ttl_seconds = ttl_seconds;
+  snprintf(path, path_size, "%s/%s", base, name);
+  uid_t uid = geteuid();
+  int dir_fd = -1;
 
   stc_status status = STC_OK;
   int base_fd = -1;
@@ -745,24 +737,23 @@ stc_status stc_disk_cache_open(const char *directory, size_t capacity,
   /* The base may be shared (a root-owned sticky directory such as /tmp);
    * the version directory holding the records must be ours alone. */
   if (status == STC_OK)
-    status = stc_cache_open_dir(AT_FDCWD, base, base, cache->uid, true,
-                                &base_fd, err);
-  if (status == STC_OK && mkdirat(base_fd, version_name, 0700) != 0 &&
+    status = stc_cache_open_dir(AT_FDCWD, base, base, uid, true, &base_fd,
+                                err);
+  if (status == STC_OK && mkdirat(base_fd, name, 0700) != 0 &&
       errno != EEXIST) {
     stc_error_set(err, path, 0, 0, "cannot create cache directory: %s",
                   strerror(errno));
     status = STC_ERR_IO;
   }
   if (status == STC_OK)
-    status = stc_cache_open_dir(base_fd, version_name, path, cache->uid,
-                                false, &cache->dir_fd, err);
+    status = stc_cache_open_dir(base_fd, name, path, uid, false, &dir_fd, err);
   struct stat st;
   /* Someone widened it: take group and other bits away. Never add a bit:
    * an owner who made it read-only (0500) meant it, and saves then become
    * warnings (stc_cache_read_only). */
-  if (status == STC_OK && (fstat(cache->dir_fd, &st) != 0 ||
+  if (status == STC_OK && (fstat(dir_fd, &st) != 0 ||
                            ((st.st_mode & 077) != 0 &&
-                            fchmod(cache->dir_fd, st.st_mode & 07700) != 0))) {
+                            fchmod(dir_fd, st.st_mode & 07700) != 0))) {
     stc_error_set(err, path, 0, 0, "cannot make cache directory private: %s",
                   strerror(errno));
     status = STC_ERR_PERMISSION;
@@ -770,11 +761,43 @@ stc_status stc_disk_cache_open(const char *directory, size_t capacity,
   if (base_fd >= 0)
     close(base_fd);
   free(base);
+  if (status != STC_OK) {
+    if (dir_fd >= 0)
+      close(dir_fd);
+    free(path);
+    return status;
+  }
+  *path_out = path;
+  *fd_out = dir_fd;
+  return STC_OK;
+}
+
+stc_status stc_disk_cache_open(const char *directory, size_t capacity,
+                               uint64_t ttl_seconds, stc_disk_cache **out,
+                               stc_error *err) {
+  if (!out)
+    return STC_ERR_INVALID;
+  *out = NULL;
+  if (!directory || !directory[0] || capacity == 0 || ttl_seconds == 0) {
+    stc_error_set(err, NULL, 0, 0,
+                  "cache needs a directory, a capacity and a time-to-live");
+    return STC_ERR_INVALID;
+  }
+  stc_disk_cache *cache = calloc(1, sizeof *cache);
+  if (!cache)
+    return STC_ERR_NOMEM;
+  char version_name[32];
+  snprintf(version_name, sizeof version_name, "v%d", STC_TUNER_CACHE_FORMAT);
+  cache->uid = geteuid();
+  cache->capacity = capacity;
+  cache->ttl_seconds = ttl_seconds;
+  stc_status status = stc_cache_private_dir_open(
+      directory, version_name, &cache->path, &cache->dir_fd, err);
   if (status == STC_OK &&
       pthread_mutex_init(&cache->clock_lock, NULL) != 0)
     status = STC_ERR_NOMEM;
   if (status != STC_OK) {
-    if (cache->dir_fd >= 0)
+    if (cache->path)
       close(cache->dir_fd);
     free(cache->path);
     free(cache);

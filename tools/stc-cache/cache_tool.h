@@ -34,6 +34,8 @@ typedef struct stc_cache_tool {
   size_t capacity;
   uint64_t ttl_seconds;
   bool long_keys;
+  bool objects;      /* --objects: stc-run's object cache, not the records */
+  bool capacity_set; /* --capacity given (defaults differ per cache) */
   bool has_now; /* --now: a fixed clock, for tests and reproducible reports */
   int64_t now;
   const char *remote; /* --remote=URL: the fleet tier instead of the disk */
@@ -45,6 +47,8 @@ int stc__cache_show(const stc_cache_tool *tool);
 int stc__cache_verify(const stc_cache_tool *tool);
 int stc__cache_prune(const stc_cache_tool *tool);
 int stc__cache_clear(const stc_cache_tool *tool);
+/* list, show, verify, prune and clear on DIR/objects-v1 (objects.c). */
+int stc__cache_objects(const stc_cache_tool *tool);
 
 /* Prints "stc-cache: error: ..." on stderr; returns STC_CACHE_EXIT_FAILURE. */
 int stc__cache_fail(const char *format, ...)

@@ -40,6 +40,13 @@ static const char usage[] =
     "  clear               remove every record\n"
     "  path                print the cache directory\n"
     "\n"
+    "  --objects COMMAND   the same commands on stc-run's compiled-code cache\n"
+    "                      (DIR/objects-v1) instead of the tuning records:\n"
+    "                      list (id, bytes, -O level, input digest, plain or\n"
+    "                      tuned, state; --long adds the key), show ID,\n"
+    "                      verify, prune (capacity 64 unless --capacity),\n"
+    "                      clear\n"
+    "\n"
     "options:\n"
     "  --dir=DIR           the cache directory; default $STC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/stc, else $HOME/.cache/stc\n"
@@ -145,6 +152,7 @@ static const stc_cache_option stc_cache_options[] = {
     {"--capacity", STC_OPT_CAPACITY, true},
     {"--long", STC_OPT_LONG, false},
     {"--remote", STC_OPT_REMOTE, true},
+    {"--objects", 0, false},
 };
 
 /* What the command line said, before the command is known to accept it. */
@@ -231,6 +239,9 @@ static int stc_cache_apply(const stc_cache_command *command,
         return stc__cache_usage_error(
             "option '--capacity' expects an integer > 0, got '%s'", value);
       tool->capacity = (size_t)capacity;
+      tool->capacity_set = true;
+    } else if (strcmp(option->name, "--objects") == 0) {
+      tool->objects = true;
     } else if (strcmp(option->name, "--long") == 0) {
       tool->long_keys = true;
     } else if (strcmp(option->name, "--remote") == 0) {
@@ -295,6 +306,11 @@ int main(int argc, char **argv) {
   }
   if (status == STC_CACHE_EXIT_OK)
     status = stc_cache_apply(command, &parsed, &tool);
+  /* The fleet tier holds tuning records only (README, "Fleet cache"). */
+  if (status == STC_CACHE_EXIT_OK && tool.objects && tool.remote)
+    status = stc__cache_usage_error(
+        "'--objects' and '--remote' cannot be combined: the fleet cache holds "
+        "tuning records, not compiled objects");
 
   if (status == STC_CACHE_EXIT_OK) {
     const char *dir = parsed.values[STC_OPTION_DIR];
@@ -313,7 +329,9 @@ int main(int argc, char **argv) {
     }
   }
   if (status == STC_CACHE_EXIT_OK)
-    status = command->run(&tool);
+    status = tool.objects && strcmp(command->name, "path") != 0
+                 ? stc__cache_objects(&tool)
+                 : command->run(&tool);
   free(tool.directory);
   free(positional);
   return status;

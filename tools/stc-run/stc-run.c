@@ -1,6 +1,13 @@
-/* stc-run - runs an MLIR module in process through MLIR's execution engine,
- * like mlir-runner, with libstc_rt's entry points registered so that an
- * instrumented module records regions and writes $STC_PROFILE_OUT.
+/* stc-run - runs an MLIR module in process, like mlir-runner, with
+ * libstc_rt's entry points registered so that an instrumented module records
+ * regions and writes $STC_PROFILE_OUT.
+ *
+ * One path for cold and warm starts: the LLVM-dialect module becomes a PIC
+ * host-CPU object in memory (tools/common/stc_emit.c), which LLVM's ORC
+ * LLJIT links into the process; the entry is called directly. The object is
+ * kept in the object cache (stc/object_cache.h, beside the tuning cache),
+ * keyed by a hash of the input and of everything else that changes the code;
+ * a hit skips parsing, the --tune-hot-paths pipeline and code generation.
  *
  * In: a module already lowered to the LLVM dialect (file or stdin), the entry
  * point name and result type, shared libraries. Out: whatever the program
@@ -8,17 +15,26 @@
  * Exit codes: 0 ok, 1 failure (unknown entry, bad signature, JIT or library
  * failure, --tune-hot-paths unavailable), 2 bad option, 3 unreadable,
  * unparsable or not-yet-lowered input. */
+#include "stc/hash.h"
 #include "stc/input_bounds.h"
+#include "stc/object_cache.h"
 #include "stc/rt.h"
 #include "stc/status.h"
+#include "stc/tuner_cache.h"
 #include "stc_diagnostics.h"
+#include "stc_emit.h"
 #include "tune_pipeline.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/Dialect/LLVM.h>
-#include <mlir-c/ExecutionEngine.h>
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
 #include <mlir-c/RegisterEverything.h>
@@ -30,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum {
   EXIT_OK = 0,
@@ -60,6 +77,8 @@ typedef struct run_options {
   const char *variant_library;  /* NULL = built-in schedules only */
   const char *schedule_options; /* NULL = the scheduling pass's defaults */
   const char *default_lowering; /* "fast" (NULL) or "loops" */
+  bool object_cache;            /* --no-object-cache turns it off */
+  bool timing;                  /* --timing or STC_RUN_TIMING=1 */
 } run_options;
 
 /* A runner's output is the program's: the scheduling pass's remarks (one
@@ -69,9 +88,12 @@ static bool g_show_remarks;
 static const char usage_text[] =
     "usage: stc-run [options] [file|-]\n"
     "\n"
-    "Runs a module lowered to the LLVM dialect with MLIR's execution engine\n"
-    "(JIT), with libstc_rt's region timer registered: an instrumented module\n"
-    "writes its profile to $STC_PROFILE_OUT at the end.\n"
+    "Runs a module lowered to the LLVM dialect: compiles it to a host object\n"
+    "in memory and links it into the process (LLVM ORC), with libstc_rt's\n"
+    "region timer registered: an instrumented module writes its profile to\n"
+    "$STC_PROFILE_OUT at the end. The object is cached on disk beside the\n"
+    "tuning cache ($STC_CACHE_DIR/objects-v1): a second start with the same\n"
+    "input and options loads it instead of compiling.\n"
     "\n"
     "  -e <name>, -e=<name>         entry point (default: main); it takes no\n"
     "                               arguments\n"
@@ -93,6 +115,10 @@ static const char usage_text[] =
     "                               test oracle)\n"
     "  --remarks                    print the compiler's remarks (the\n"
     "                               scheduling decisions); off by default\n"
+    "  --no-object-cache            neither load nor store compiled code\n"
+    "  --timing                     print the start-up phases' times and the\n"
+    "                               object cache's outcome on stderr (also\n"
+    "                               STC_RUN_TIMING=1)\n"
     "  --help, --version\n"
     "\n"
     "Exit status: 0 ok, 1 run failure, 2 bad option, 3 bad input.\n";
@@ -163,7 +189,9 @@ static const char *option_value(const char *name, int argc, char **argv,
 static int options_parse(int argc, char **argv, run_options *options) {
   *options = (run_options){.input = NULL, .entry = "main",
                            .result = RESULT_VOID, .opt_level = 2,
-                           .default_libs = true};
+                           .default_libs = true, .object_cache = true};
+  const char *timing_env = getenv("STC_RUN_TIMING");
+  options->timing = timing_env && strcmp(timing_env, "1") == 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     bool missing = false;
@@ -230,6 +258,10 @@ static int options_parse(int argc, char **argv, run_options *options) {
       options->tune_hot_paths = true;
     } else if (strcmp(arg, "--remarks") == 0) {
       g_show_remarks = true;
+    } else if (strcmp(arg, "--no-object-cache") == 0) {
+      options->object_cache = false;
+    } else if (strcmp(arg, "--timing") == 0) {
+      options->timing = true;
     } else if (strlen(arg) == 3 && arg[0] == '-' && arg[1] == 'O' &&
                arg[2] >= '0' && arg[2] <= '3') {
       options->opt_level = arg[2] - '0';
@@ -326,18 +358,84 @@ static void print_line(const char *file, unsigned line, unsigned column,
                             "stc-run: ");
 }
 
+/* ---- byte buffers (the object cache's metadata) ---- */
+
+typedef struct byte_buffer {
+  char *data;
+  size_t size, capacity;
+  bool failed; /* out of memory: the buffer is incomplete */
+} byte_buffer;
+
+static void buffer_append(byte_buffer *buffer, const void *bytes,
+                          size_t size) {
+  if (buffer->failed)
+    return;
+  if (buffer->size + size + 1 > buffer->capacity) {
+    size_t grown = buffer->capacity ? buffer->capacity * 2 : 4096;
+    while (grown < buffer->size + size + 1)
+      grown *= 2;
+    char *data = realloc(buffer->data, grown);
+    if (!data) {
+      buffer->failed = true;
+      return;
+    }
+    buffer->data = data;
+    buffer->capacity = grown;
+  }
+  memcpy(buffer->data + buffer->size, bytes, size);
+  buffer->size += size;
+  buffer->data[buffer->size] = 0;
+}
+
+static void buffer_printf(byte_buffer *buffer, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void buffer_printf(byte_buffer *buffer, const char *format, ...) {
+  char text[256];
+  va_list args;
+  va_start(args, format);
+  int length = vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  if (length < 0 || (size_t)length >= sizeof text)
+    buffer->failed = true;
+  else
+    buffer_append(buffer, text, (size_t)length);
+}
+
+/* A length-prefixed string: "<length>:<bytes>", or "-" for NULL. */
+static void buffer_string(byte_buffer *buffer, const char *text,
+                          size_t length) {
+  if (!text) {
+    buffer_append(buffer, "-", 1);
+    return;
+  }
+  buffer_printf(buffer, "%zu:", length);
+  buffer_append(buffer, text, length);
+}
+
+/* The diagnostics of a compile, replayed on a cache hit so that a warm start
+ * says what a cold one said ("diag" lines of the metadata). */
+static byte_buffer g_diagnostics;
+static bool g_top_is_remark; /* the current top-level diagnostic's kind */
+
 static void print_record(stc_diagnostic record, void *user) {
   (void)user;
-  print_line(record.file, record.line, record.column,
-             stc_diagnostic_severity_name(record.severity), record.message);
+  if (!record.is_note)
+    g_top_is_remark = record.severity == MlirDiagnosticRemark;
+  buffer_printf(&g_diagnostics, "diag %d %d %u %u ", g_top_is_remark ? 1 : 0,
+                (int)record.severity, record.line, record.column);
+  buffer_string(&g_diagnostics, record.file,
+                record.file ? strlen(record.file) : 0);
+  buffer_append(&g_diagnostics, " ", 1);
+  buffer_string(&g_diagnostics, record.message, strlen(record.message));
+  buffer_append(&g_diagnostics, "\n", 1);
+  if (!g_top_is_remark || g_show_remarks)
+    print_line(record.file, record.line, record.column,
+               stc_diagnostic_severity_name(record.severity), record.message);
   stc_diagnostic_free(&record);
 }
 
 static MlirLogicalResult on_diagnostic(MlirDiagnostic diagnostic, void *user) {
   (void)user;
-  if (!g_show_remarks &&
-      mlirDiagnosticGetSeverity(diagnostic) == MlirDiagnosticRemark)
-    return mlirLogicalResultSuccess();
   if (!stc_diagnostic_record_all(diagnostic, print_record, NULL))
     fputs("stc-run: error: out of memory: a diagnostic was lost\n", stderr);
   return mlirLogicalResultSuccess();
@@ -430,51 +528,113 @@ static bool type_matches(MlirType type, result_kind kind, MlirContext ctx) {
   return false;
 }
 
+/* What check_entry needs to know about the entry symbol: read from the
+ * module on a compile, from the object cache's metadata on a hit, so that
+ * both say the same. */
+typedef struct entry_facts {
+  bool found;
+  bool is_llvm_func;
+  bool has_body;
+  bool has_type;
+  intptr_t num_inputs;
+  unsigned matches; /* bit k: the result type matches result_kind k */
+  char result_text[256];
+} entry_facts;
+
+static void facts_of(MlirOperation op, MlirContext ctx, entry_facts *facts) {
+  memset(facts, 0, sizeof *facts);
+  facts->found = true;
+  facts->is_llvm_func =
+      string_ref_equals(mlirIdentifierStr(mlirOperationGetName(op)), "llvm.func");
+  if (!facts->is_llvm_func)
+    return;
+  facts->has_body =
+      !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+  MlirAttribute type_attr = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("function_type"));
+  facts->has_type =
+      !mlirAttributeIsNull(type_attr) && mlirAttributeIsAType(type_attr);
+  if (!facts->has_type)
+    return;
+  MlirType type = mlirTypeAttrGetValue(type_attr);
+  facts->num_inputs = mlirLLVMFunctionTypeGetNumInputs(type);
+  MlirType result = mlirLLVMFunctionTypeGetReturnType(type);
+  for (unsigned k = 0; k < 4; k++)
+    if (type_matches(result, (result_kind)k, ctx))
+      facts->matches |= 1u << k;
+  text_buffer printed = {.length = 0};
+  mlirTypePrint(result, append_to_buffer, &printed);
+  memcpy(facts->result_text, printed.data, printed.length + 1);
+}
+
 /* Exit code of the entry-point checks, or -1 when the entry can be called
  * with no arguments and returns what --entry-point-result says. */
+static int check_entry_facts(const entry_facts *facts,
+                             const run_options *options) {
+  if (!facts->found) {
+    error("entry point '@%s' not found in '%s'", options->entry,
+          g_input_name);
+    return EXIT_FAILURE_RUN;
+  }
+  if (!facts->is_llvm_func) {
+    error("entry point '@%s' is not an llvm.func", options->entry);
+    return EXIT_FAILURE_RUN;
+  }
+  if (!facts->has_body) {
+    error("entry point '@%s' is only declared, it has no body", options->entry);
+    return EXIT_FAILURE_RUN;
+  }
+  if (!facts->has_type) {
+    error("entry point '@%s' has no function type", options->entry);
+    return EXIT_FAILURE_RUN;
+  }
+  if (facts->num_inputs != 0) {
+    error("entry point '@%s' takes %" PRIdPTR
+          " argument(s); stc-run calls it without arguments",
+          options->entry, facts->num_inputs);
+    return EXIT_FAILURE_RUN;
+  }
+  if (!(facts->matches & (1u << options->result))) {
+    error("entry point '@%s' returns '%s' but --entry-point-result=%s",
+          options->entry, facts->result_text, result_names[options->result]);
+    return EXIT_FAILURE_RUN;
+  }
+  return -1;
+}
+
 static int check_entry(MlirModule module, const run_options *options) {
   MlirOperation module_op = mlirModuleGetOperation(module);
   MlirSymbolTable symbols = mlirSymbolTableCreate(module_op);
   MlirOperation entry = mlirSymbolTableLookup(
       symbols, mlirStringRefCreateFromCString(options->entry));
   mlirSymbolTableDestroy(symbols);
-  if (mlirOperationIsNull(entry)) {
-    error("entry point '@%s' not found in '%s'", options->entry,
-          g_input_name);
-    return EXIT_FAILURE_RUN;
+  entry_facts facts = {.found = false};
+  if (!mlirOperationIsNull(entry))
+    facts_of(entry, mlirModuleGetContext(module), &facts);
+  return check_entry_facts(&facts, options);
+}
+
+/* Appends a "sym" line for every top-level symbol of module: what
+ * check_entry_facts needs on a cache hit, whatever -e names then. */
+static void describe_symbols(MlirModule module, byte_buffer *meta) {
+  MlirContext ctx = mlirModuleGetContext(module);
+  MlirStringRef sym_name = mlirStringRefCreateFromCString("sym_name");
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute name = mlirOperationGetAttributeByName(op, sym_name);
+    if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
+      continue;
+    MlirStringRef text = mlirStringAttrGetValue(name);
+    entry_facts facts;
+    facts_of(op, ctx, &facts);
+    buffer_append(meta, "sym ", 4);
+    buffer_string(meta, text.data, text.length);
+    buffer_printf(meta, " %d %d %d %" PRIdPTR " %u ", facts.is_llvm_func,
+                  facts.has_body, facts.has_type, facts.num_inputs,
+                  facts.matches);
+    buffer_string(meta, facts.result_text, strlen(facts.result_text));
+    buffer_append(meta, "\n", 1);
   }
-  if (!string_ref_equals(mlirIdentifierStr(mlirOperationGetName(entry)),
-                         "llvm.func")) {
-    error("entry point '@%s' is not an llvm.func", options->entry);
-    return EXIT_FAILURE_RUN;
-  }
-  if (mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(entry, 0)))) {
-    error("entry point '@%s' is only declared, it has no body", options->entry);
-    return EXIT_FAILURE_RUN;
-  }
-  MlirAttribute type_attr = mlirOperationGetAttributeByName(
-      entry, mlirStringRefCreateFromCString("function_type"));
-  if (mlirAttributeIsNull(type_attr) || !mlirAttributeIsAType(type_attr)) {
-    error("entry point '@%s' has no function type", options->entry);
-    return EXIT_FAILURE_RUN;
-  }
-  MlirType type = mlirTypeAttrGetValue(type_attr);
-  intptr_t num_inputs = mlirLLVMFunctionTypeGetNumInputs(type);
-  if (num_inputs != 0) {
-    error("entry point '@%s' takes %" PRIdPTR
-          " argument(s); stc-run calls it without arguments",
-          options->entry, num_inputs);
-    return EXIT_FAILURE_RUN;
-  }
-  MlirType result = mlirLLVMFunctionTypeGetReturnType(type);
-  if (!type_matches(result, options->result, mlirModuleGetContext(module))) {
-    text_buffer printed = {.length = 0};
-    mlirTypePrint(result, append_to_buffer, &printed);
-    error("entry point '@%s' returns '%s' but --entry-point-result=%s",
-          options->entry, printed.data, result_names[options->result]);
-    return EXIT_FAILURE_RUN;
-  }
-  return -1;
 }
 
 /* ---- --tune-hot-paths ------------------------------------------------
@@ -508,7 +668,7 @@ static stc_status tune_hot_paths(MlirModule module,
   return status;
 }
 
-/* ---- JIT ---- */
+/* ---- loading: libraries, then the object through ORC LLJIT ---- */
 
 #ifndef STC_MLIR_RUNNER_LIB_DIR
 #define STC_MLIR_RUNNER_LIB_DIR "/usr/lib/llvm-22/lib"
@@ -538,53 +698,126 @@ static bool uses_openmp(MlirModule module) {
   return found;
 }
 
-/* Loads each library once up front, so that a missing or broken one is a
- * clear error instead of an unresolved symbol later. */
+/* Loads each library once up front (RTLD_GLOBAL: the JIT resolves the
+ * object's undefined symbols in the process), so that a missing or broken
+ * one is a clear error instead of an unresolved symbol later. MLIR's
+ * ExecutionEngine would also call a library's __mlir_execution_engine_init
+ * (a C++ symbol-map protocol, used by upstream's async runtime): stc-run
+ * cannot, and says so instead of failing later. */
 static bool preload_library(const char *path) {
-  if (dlopen(path, RTLD_NOW | RTLD_GLOBAL))
-    return true;
-  const char *reason = dlerror();
-  error("cannot load shared library '%s': %s", path,
-        reason ? reason : "unknown error");
-  return false;
+  void *handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    error("cannot load shared library '%s': %s", path,
+          reason ? reason : "unknown error");
+    return false;
+  }
+  if (dlsym(handle, "__mlir_execution_engine_init")) {
+    error("shared library '%s' registers its symbols through "
+          "__mlir_execution_engine_init, which stc-run does not support",
+          path);
+    return false;
+  }
+  return true;
 }
 
-static MlirExecutionEngine create_engine(MlirModule module,
-                                         const run_options *options) {
-  size_t num_defaults =
-      options->default_libs ? (uses_openmp(module) ? 3 : 2) : 0;
-  size_t count = options->num_shared_libs + num_defaults;
-  MlirStringRef *paths = calloc(count ? count : 1, sizeof *paths);
-  if (!paths) {
-    error("out of memory");
-    return (MlirExecutionEngine){NULL};
-  }
+static bool preload_libraries(const run_options *options, bool openmp) {
+  size_t num_defaults = options->default_libs ? (openmp ? 3 : 2) : 0;
   for (size_t i = 0; i < num_defaults; i++)
-    paths[i] = mlirStringRefCreateFromCString(default_libs[i]);
+    if (!preload_library(default_libs[i]))
+      return false;
   for (size_t i = 0; i < options->num_shared_libs; i++)
-    paths[num_defaults + i] =
-        mlirStringRefCreateFromCString(options->shared_libs[i]);
-  for (size_t i = 0; i < count; i++)
-    if (!preload_library(paths[i].data)) {
-      free(paths);
-      return (MlirExecutionEngine){NULL};
-    }
-  MlirExecutionEngine jit = mlirExecutionEngineCreate(
-      module, options->opt_level, (int)count, paths, false, false);
-  free(paths);
-  if (mlirExecutionEngineIsNull(jit)) {
-    error("cannot create the execution engine for '%s'", g_input_name);
-    return jit;
+    if (!preload_library(options->shared_libs[i]))
+      return false;
+  return true;
+}
+
+typedef struct loaded_code {
+  LLVMOrcLLJITRef jit;
+  uint64_t entry, ctors; /* addresses, once resolved */
+  bool initialized;      /* global constructors ran: destructors must too */
+} loaded_code;
+
+/* Prints an ORC error after "stc-run: error: <what>: " and consumes it. */
+static void orc_error(LLVMErrorRef err, const char *what) {
+  char *message = LLVMGetErrorMessage(err);
+  error("%s for '%s': %s", what, g_input_name, message);
+  LLVMDisposeErrorMessage(message);
+}
+
+static uint64_t orc_lookup(loaded_code *code, const char *name) {
+  LLVMOrcExecutorAddress address = 0;
+  LLVMErrorRef err = LLVMOrcLLJITLookup(code->jit, &address, name);
+  if (err) {
+    /* The JIT session already reported why (e.g. "Symbols not found"). */
+    LLVMConsumeError(err);
+    return 0;
   }
-  /* Before initialization: global constructors may already call them. */
+  return address;
+}
+
+/* Links the object into a new LLJIT: libstc_rt's symbols are absolute
+ * definitions (they take precedence, as with MLIR's ExecutionEngine), every
+ * other undefined symbol is looked up in the process (libraries loaded
+ * above included). Linking itself happens at the first lookup. */
+static bool load_object(const char *data, size_t size, loaded_code *code) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  memset(code, 0, sizeof *code);
+  LLVMErrorRef err = LLVMOrcCreateLLJIT(&code->jit, LLVMOrcCreateLLJITBuilder());
+  if (err) {
+    code->jit = NULL;
+    orc_error(err, "cannot create the execution engine");
+    return false;
+  }
+  LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(code->jit);
   size_t num_symbols = 0;
   const stc_rt_symbol *symbols = stc_rt_symbols(&num_symbols);
+  LLVMOrcCSymbolMapPair *pairs = calloc(num_symbols ? num_symbols : 1,
+                                        sizeof *pairs);
+  if (!pairs) {
+    error("out of memory");
+    return false;
+  }
   for (size_t i = 0; i < num_symbols; i++)
-    mlirExecutionEngineRegisterSymbol(
-        jit, mlirStringRefCreateFromCString(symbols[i].name),
-        symbols[i].address);
-  mlirExecutionEngineInitialize(jit);
-  return jit;
+    pairs[i] = (LLVMOrcCSymbolMapPair){
+        LLVMOrcLLJITMangleAndIntern(code->jit, symbols[i].name),
+        {(LLVMOrcExecutorAddress)(uintptr_t)symbols[i].address,
+         {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable,
+          0}}};
+  err = LLVMOrcJITDylibDefine(dylib, LLVMOrcAbsoluteSymbols(pairs, num_symbols));
+  free(pairs);
+  LLVMOrcDefinitionGeneratorRef generator = NULL;
+  if (!err)
+    err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+        &generator, LLVMOrcLLJITGetGlobalPrefix(code->jit), NULL, NULL);
+  if (!err) {
+    LLVMOrcJITDylibAddGenerator(dylib, generator);
+    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        data, size, "stc-run-object");
+    err = LLVMOrcLLJITAddObjectFile(code->jit, dylib, buffer);
+  }
+  if (err) {
+    orc_error(err, "cannot create the execution engine");
+    return false;
+  }
+  return true;
+}
+
+/* Runs the object's global destructors (when its constructors ran) and
+ * frees the JIT. */
+static void unload(loaded_code *code) {
+  if (!code->jit)
+    return;
+  if (code->initialized) {
+    uint64_t dtors = orc_lookup(code, STC_EMIT_DTORS_SYMBOL);
+    if (dtors)
+      ((void (*)(void))(uintptr_t)dtors)();
+  }
+  LLVMErrorRef err = LLVMOrcDisposeLLJIT(code->jit);
+  if (err)
+    LLVMConsumeError(err);
+  code->jit = NULL;
 }
 
 typedef union entry_result {
@@ -593,32 +826,33 @@ typedef union entry_result {
   float f32;
 } entry_result;
 
-/* Calls the entry through its packed wrapper (_mlir_<name>, which the engine
- * generates for every function), or directly when there is none. */
-static int call_entry(MlirExecutionEngine jit, const run_options *options,
-                      entry_result *result) {
-  MlirStringRef name = mlirStringRefCreateFromCString(options->entry);
-  void (*packed)(void **) =
-      (void (*)(void **))mlirExecutionEngineLookupPacked(jit, name);
-  if (packed) {
-    void *args[1] = {result};
-    packed(args);
-    return EXIT_OK;
-  }
-  void *direct = mlirExecutionEngineLookup(jit, name);
-  if (!direct) {
+/* Resolves the entry and the constructor runner, which links the object
+ * (so that start-up timing includes it). */
+static int resolve_entry(loaded_code *code, const run_options *options) {
+  code->entry = orc_lookup(code, options->entry);
+  code->ctors = code->entry ? orc_lookup(code, STC_EMIT_CTORS_SYMBOL) : 0;
+  if (!code->entry || !code->ctors) {
     error("entry point '@%s' could not be compiled or resolved by the JIT "
           "(an undefined symbol: missing --shared-libs?)",
           options->entry);
     return EXIT_FAILURE_RUN;
   }
+  return -1;
+}
+
+/* Runs the global constructors, then calls the entry directly with the
+ * signature check_entry verified: what MLIR's packed wrapper did. */
+static void call_entry(loaded_code *code, const run_options *options,
+                       entry_result *result) {
+  ((void (*)(void))(uintptr_t)code->ctors)();
+  code->initialized = true;
+  void *direct = (void *)(uintptr_t)code->entry;
   switch (options->result) {
   case RESULT_VOID: ((void (*)(void))direct)(); break;
   case RESULT_I32: result->i32 = ((int32_t (*)(void))direct)(); break;
   case RESULT_I64: result->i64 = ((int64_t (*)(void))direct)(); break;
   case RESULT_F32: result->f32 = ((float (*)(void))direct)(); break;
   }
-  return EXIT_OK;
 }
 
 /* Same format as mlir-runner: integers in decimal, floats as %e. */
@@ -646,19 +880,311 @@ static void export_profile(void) {
   stc_rt_set_profile_out(NULL);
 }
 
+/* ---- the object cache ---- */
+
+static double seconds_since(const struct timespec *start) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - start->tv_sec) +
+         (double)(now.tv_nsec - start->tv_nsec) * 1e-9;
+}
+
+/* Appends "<label> sha256:<hex>\n" of a file's bytes, or false when it
+ * cannot be read (the pipeline then reports it; nothing is cached). */
+static bool key_file(byte_buffer *key, const char *label, const char *path) {
+  if (!path) {
+    buffer_printf(key, "%s none\n", label);
+    return true;
+  }
+  char *text = NULL;
+  size_t length = 0;
+  stc_error err;
+  stc_error_clear(&err);
+  stc_read_limit_spec limit = {"STC_MAX_INPUT_BYTES",
+                               STC_MAX_INPUT_BYTES_DEFAULT};
+  if (stc_read_file_limited(path, 0, label, limit, &text, &length, &err) !=
+      STC_OK)
+    return false;
+  char hex[65];
+  stc_sha256_hex(text, length, hex);
+  free(text);
+  buffer_printf(key, "%s sha256:%s\n", label, hex);
+  return true;
+}
+
+/* The full key: everything the compiled code depends on. The input's bytes
+ * and those of the files the pipeline reads go in as SHA-256 digests. False
+ * when some input cannot be read: then the run compiles and stores nothing. */
+static bool object_key(const run_options *options, const char *text,
+                       size_t length, byte_buffer *key) {
+  stc_error err;
+  stc_error_clear(&err);
+  char *host = NULL;
+  if (stc_emit_host_identity(&host, &err) != STC_OK)
+    return false;
+  char hex[65];
+  stc_sha256_hex(text, length, hex);
+  buffer_printf(key, "stc-run object key 1\nstc %s\n", stc_version());
+  buffer_append(key, host, strlen(host));
+  free(host);
+  buffer_printf(key, "opt %d\ninput sha256:%s\ntune-hot-paths %d\n",
+                options->opt_level, hex, options->tune_hot_paths ? 1 : 0);
+  if (options->tune_hot_paths) {
+    buffer_append(key, "hot-path-options ", 17);
+    buffer_string(key, options->schedule_options,
+                  options->schedule_options ? strlen(options->schedule_options)
+                                            : 0);
+    buffer_printf(key, "\ndefault-lowering %s\n",
+                  options->default_lowering ? options->default_lowering
+                                            : "fast");
+    if (!key_file(key, "hot-path-profile", options->hot_path_profile) ||
+        !key_file(key, "variant-library", options->variant_library))
+      return false;
+  }
+  return !key->failed;
+}
+
+/* A cursor over the metadata's lines. */
+typedef struct meta_reader {
+  const char *at, *end;
+  bool bad;
+} meta_reader;
+
+static bool meta_word(meta_reader *r, const char *word) {
+  size_t length = strlen(word);
+  if (r->bad || (size_t)(r->end - r->at) < length ||
+      memcmp(r->at, word, length) != 0)
+    return false;
+  r->at += length;
+  return true;
+}
+
+static long long meta_number(meta_reader *r, char stop) {
+  if (r->bad)
+    return 0;
+  char *after = NULL;
+  errno = 0;
+  long long value = strtoll(r->at, &after, 10);
+  if (errno || after == r->at || after >= r->end || *after != stop)
+    r->bad = true;
+  else
+    r->at = after + 1;
+  return value;
+}
+
+/* "<n>:<bytes>" (returned, length in *length) or "-" (NULL). */
+static const char *meta_string(meta_reader *r, size_t *length) {
+  *length = 0;
+  if (r->bad || r->at >= r->end)
+    return r->bad = true, NULL;
+  if (*r->at == '-') {
+    r->at++;
+    return NULL;
+  }
+  long long n = meta_number(r, ':');
+  if (r->bad || n < 0 || n > r->end - r->at)
+    return r->bad = true, NULL;
+  const char *data = r->at;
+  r->at += n;
+  *length = (size_t)n;
+  return data;
+}
+
+static void meta_end_of_field(meta_reader *r, char c) {
+  if (r->bad || r->at >= r->end || *r->at != c)
+    r->bad = true;
+  else
+    r->at++;
+}
+
+typedef struct cached_facts {
+  bool openmp;
+  entry_facts entry;
+} cached_facts;
+
+/* Reads the metadata of a hit: the entry's facts and OpenMP flag, then
+ * replays the compile's diagnostics (when print). False when malformed. */
+static bool meta_read(const char *data, size_t size, const char *entry,
+                      bool print, cached_facts *out) {
+  memset(out, 0, sizeof *out);
+  meta_reader r = {data, data + size, false};
+  if (!meta_word(&r, "stc-run meta 1\nopenmp "))
+    return false;
+  out->openmp = meta_number(&r, '\n') != 0;
+  while (!r.bad && r.at < r.end) {
+    size_t length, file_length, message_length;
+    if (meta_word(&r, "sym ")) {
+      size_t name_length = 0;
+      const char *name = meta_string(&r, &name_length);
+      meta_end_of_field(&r, ' ');
+      entry_facts facts = {.found = true};
+      facts.is_llvm_func = meta_number(&r, ' ') != 0;
+      facts.has_body = meta_number(&r, ' ') != 0;
+      facts.has_type = meta_number(&r, ' ') != 0;
+      facts.num_inputs = (intptr_t)meta_number(&r, ' ');
+      facts.matches = (unsigned)meta_number(&r, ' ');
+      const char *text = meta_string(&r, &length);
+      meta_end_of_field(&r, '\n');
+      if (r.bad || !name || length >= sizeof facts.result_text)
+        return false;
+      memcpy(facts.result_text, text ? text : "", length);
+      facts.result_text[length] = 0;
+      if (!out->entry.found && strlen(entry) == name_length &&
+          memcmp(entry, name, name_length) == 0)
+        out->entry = facts;
+    } else if (meta_word(&r, "diag ")) {
+      bool remark = meta_number(&r, ' ') != 0;
+      int severity = (int)meta_number(&r, ' ');
+      unsigned line = (unsigned)meta_number(&r, ' ');
+      unsigned column = (unsigned)meta_number(&r, ' ');
+      const char *file = meta_string(&r, &file_length);
+      meta_end_of_field(&r, ' ');
+      const char *message = meta_string(&r, &message_length);
+      meta_end_of_field(&r, '\n');
+      if (r.bad || !message)
+        return false;
+      if (print && (!remark || g_show_remarks)) {
+        char *file_copy = file ? strndup(file, file_length) : NULL;
+        char *message_copy = strndup(message, message_length);
+        if (message_copy)
+          print_line(file_copy, line, column,
+                     stc_diagnostic_severity_name(
+                         (MlirDiagnosticSeverity)severity),
+                     message_copy);
+        free(file_copy);
+        free(message_copy);
+      }
+    } else {
+      return false;
+    }
+  }
+  return !r.bad;
+}
+
+/* One run's use of the object cache. */
+typedef struct object_cache_use {
+  stc_object_cache *cache; /* NULL: off, or could not be opened */
+  byte_buffer key;
+  const char *outcome; /* for --timing */
+} object_cache_use;
+
+static void cache_warning(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+static void cache_warning(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fputs("stc-run: warning: object cache: ", stderr);
+  vfprintf(stderr, format, args);
+  fputc('\n', stderr);
+  va_end(args);
+}
+
+/* Opens the cache and builds the key; on any trouble the run goes on
+ * without the cache (a fault is a warning; no directory at all is not). */
+static void cache_begin(object_cache_use *use, const run_options *options,
+                        const char *text, size_t length) {
+  memset(use, 0, sizeof *use);
+  use->outcome = "off (--no-object-cache)";
+  if (!options->object_cache)
+    return;
+  use->outcome = "off (an input of the key is unreadable)";
+  if (!object_key(options, text, length, &use->key))
+    return;
+  char *directory = NULL;
+  stc_error err;
+  stc_error_clear(&err);
+  use->outcome = "off (no cache directory)";
+  if (stc_cache_default_directory(&directory, &err) != STC_OK)
+    return;
+  if (stc_object_cache_open(directory, STC_OBJECT_CACHE_CAPACITY,
+                            STC_OBJECT_CACHE_TTL_SECONDS, &use->cache,
+                            &err) != STC_OK) {
+    char message[sizeof err.file + sizeof err.message + 64];
+    stc_error_format(&err, message, sizeof message);
+    cache_warning("%s; running without it", message);
+    use->outcome = "off (cannot open the cache)";
+    use->cache = NULL;
+  }
+  free(directory);
+}
+
+static void cache_end(object_cache_use *use) {
+  stc_object_cache_close(use->cache);
+  free(use->key.data);
+  memset(use, 0, sizeof *use);
+}
+
+/* True on a usable hit (*entry filled, facts read, diagnostics replayed). */
+static bool cache_lookup(object_cache_use *use, const run_options *options,
+                         stc_object_entry *entry, cached_facts *facts) {
+  if (!use->cache)
+    return false;
+  const char *problem = NULL;
+  stc_error err;
+  stc_error_clear(&err);
+  stc_status status =
+      stc_object_cache_load(use->cache, use->key.data, entry, &problem, &err);
+  use->outcome = "miss";
+  if (status == STC_OK) {
+    if (meta_read(entry->meta, entry->meta_size, options->entry, false,
+                  facts)) {
+      meta_read(entry->meta, entry->meta_size, options->entry, true, facts);
+      use->outcome = "hit";
+      return true;
+    }
+    cache_warning("%s: unreadable metadata; compiling",
+                  stc_object_cache_path(use->cache));
+    stc_object_entry_clear(entry);
+    return false;
+  }
+  if (status != STC_ERR_NOT_FOUND || problem) {
+    char message[sizeof err.file + sizeof err.message + 64];
+    stc_error_format(&err, message, sizeof message);
+    cache_warning("%s; compiling", message);
+  }
+  return false;
+}
+
+static void cache_store(object_cache_use *use, const byte_buffer *meta,
+                        const char *object, size_t object_size) {
+  if (!use->cache)
+    return;
+  if (meta->failed) {
+    use->outcome = "miss (not stored: out of memory)";
+    return;
+  }
+  stc_object_entry entry = {.key = use->key.data,
+                            .meta = meta->data,
+                            .meta_size = meta->size,
+                            .object = (char *)object,
+                            .object_size = object_size};
+  stc_error err;
+  stc_error_clear(&err);
+  if (stc_object_cache_save(use->cache, &entry, &err) == STC_OK) {
+    use->outcome = "miss, stored";
+    return;
+  }
+  char message[sizeof err.file + sizeof err.message + 64];
+  stc_error_format(&err, message, sizeof message);
+  cache_warning("cannot store: %s", message);
+  use->outcome = "miss (not stored)";
+}
+
 /* ---- the whole flow ---- */
 
-static int run(const run_options *options) {
-  size_t length = 0;
-  char *text = read_input(options->input, &length);
-  if (!text)
-    return EXIT_INPUT;
-  g_input_name = strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
-  if (!nesting_ok(text, length, g_input_name)) {
-    free(text);
-    return EXIT_INPUT;
-  }
+typedef struct phase_times {
+  double read, key, lookup, parse, pipeline, libs, translate, codegen, store,
+      load;
+} phase_times;
 
+/* Parses, runs the pipeline, checks, compiles: the cold path. On success
+ * (-1) *object holds the object, *openmp says whether libomp is needed and
+ * meta the facts a later hit needs. */
+static int compile(const run_options *options, const char *text,
+                   size_t length, phase_times *times, char **object,
+                   size_t *object_size, bool *openmp, byte_buffer *meta) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(registry);
   MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
@@ -669,10 +1195,11 @@ static int run(const run_options *options) {
   int code = -1;
   MlirModule module = mlirModuleCreateParse(
       ctx, (MlirStringRef){.data = text, .length = length});
-  free(text);
   if (mlirModuleIsNull(module))
     code = EXIT_INPUT; /* the diagnostic handler printed file:line:col */
+  times->parse = seconds_since(&t);
 
+  clock_gettime(CLOCK_MONOTONIC, &t);
   if (code < 0 && options->tune_hot_paths) {
     stc_error err;
     stc_error_clear(&err);
@@ -681,33 +1208,139 @@ static int run(const run_options *options) {
       code = EXIT_FAILURE_RUN;
     }
   }
+  times->pipeline = seconds_since(&t);
   if (code < 0)
     code = check_lowered(module);
   if (code < 0)
     code = check_entry(module, options);
-
-  MlirExecutionEngine jit = {NULL};
+  clock_gettime(CLOCK_MONOTONIC, &t);
   if (code < 0) {
-    jit = create_engine(module, options);
-    if (mlirExecutionEngineIsNull(jit))
+    *openmp = uses_openmp(module);
+    if (!preload_libraries(options, *openmp))
       code = EXIT_FAILURE_RUN;
   }
+  times->libs = seconds_since(&t);
+  if (code < 0) {
+    stc_error err;
+    stc_error_clear(&err);
+    stc_emit_timing emit_times = {0};
+    if (stc_emit_object_in_memory(mlirModuleGetOperation(module),
+                                  options->opt_level, &emit_times, object,
+                                  object_size, &err) != STC_OK) {
+      error("cannot create the execution engine for '%s': %s", g_input_name,
+            err.message);
+      code = EXIT_FAILURE_RUN;
+    }
+    times->translate = emit_times.translate_optimize_s;
+    times->codegen = emit_times.codegen_s;
+  }
+  if (code < 0) {
+    buffer_printf(meta, "stc-run meta 1\nopenmp %d\n", *openmp ? 1 : 0);
+    describe_symbols(module, meta);
+    buffer_append(meta, g_diagnostics.data, g_diagnostics.size);
+    meta->failed |= g_diagnostics.failed;
+  }
+  if (!mlirModuleIsNull(module))
+    mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  return code;
+}
+
+static void print_timing(const phase_times *times, const char *outcome) {
+  double total = times->read + times->key + times->lookup + times->parse +
+                 times->pipeline + times->libs + times->translate +
+                 times->codegen + times->store + times->load;
+  fprintf(stderr,
+          "stc-run: timing: read %.3f s, key %.3f s, lookup %.3f s, parse "
+          "%.3f s, pipeline %.3f s, libraries %.3f s, translate+optimize "
+          "%.3f s, codegen %.3f s, store %.3f s, load+link %.3f s\n"
+          "stc-run: timing: compile %.3f s (everything before the entry "
+          "runs)\n"
+          "stc-run: object cache: %s\n",
+          times->read, times->key, times->lookup, times->parse,
+          times->pipeline, times->libs, times->translate, times->codegen,
+          times->store, times->load, total, outcome);
+}
+
+static int run(const run_options *options) {
+  phase_times times = {0};
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  size_t length = 0;
+  char *text = read_input(options->input, &length);
+  if (!text)
+    return EXIT_INPUT;
+  g_input_name = strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
+  if (!nesting_ok(text, length, g_input_name)) {
+    free(text);
+    return EXIT_INPUT;
+  }
+  times.read = seconds_since(&t);
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  object_cache_use use;
+  cache_begin(&use, options, text, length);
+  times.key = seconds_since(&t);
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  stc_object_entry entry = {0};
+  cached_facts facts;
+  bool hit = cache_lookup(&use, options, &entry, &facts);
+  times.lookup = seconds_since(&t);
+
+  int code = -1;
+  char *object = NULL;
+  size_t object_size = 0;
+  if (hit) {
+    free(text);
+    code = check_entry_facts(&facts.entry, options);
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (code < 0 && !preload_libraries(options, facts.openmp))
+      code = EXIT_FAILURE_RUN;
+    times.libs = seconds_since(&t);
+    object = entry.object;
+    object_size = entry.object_size;
+  } else {
+    bool openmp = false;
+    byte_buffer meta = {0};
+    code = compile(options, text, length, &times, &object, &object_size,
+                   &openmp, &meta);
+    free(text);
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (code < 0)
+      cache_store(&use, &meta, object, object_size);
+    times.store = seconds_since(&t);
+    free(meta.data);
+  }
+
+  loaded_code loaded = {0};
+  if (code < 0) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!load_object(object, object_size, &loaded))
+      code = EXIT_FAILURE_RUN;
+    else
+      code = resolve_entry(&loaded, options);
+    times.load = seconds_since(&t);
+  }
+  if (hit)
+    stc_object_entry_clear(&entry);
+  else
+    free(object);
+  if (options->timing)
+    print_timing(&times, use.outcome);
+  cache_end(&use);
   if (code < 0) {
     entry_result result = {.i64 = 0};
-    code = call_entry(jit, options, &result);
-    if (code == EXIT_OK) {
-      print_result(options->result, &result);
-      export_profile();
-    }
+    call_entry(&loaded, options, &result);
+    code = EXIT_OK;
+    print_result(options->result, &result);
+    export_profile();
   }
   /* A run that failed must not replace a good profile with an empty one. */
   if (code != EXIT_OK)
     stc_rt_set_profile_out(NULL);
-  if (!mlirExecutionEngineIsNull(jit))
-    mlirExecutionEngineDestroy(jit);
-  if (!mlirModuleIsNull(module))
-    mlirModuleDestroy(module);
-  mlirContextDestroy(ctx);
+  unload(&loaded);
+  free(g_diagnostics.data);
   return code;
 }
 

@@ -1,0 +1,788 @@
+/* stc-run's compiled-code cache (see include/stc/object_cache.h).
+ *
+ * In: a cache directory, entries to save, keys to load. Out: entries read
+ * back, listings for stc-cache, files under <directory>/objects-v1/.
+ *
+ * One file per entry, named <sha256 hex of key>.obj: text lines, then
+ * length-prefixed bytes, then a SHA-256 checksum line over everything
+ * before it:
+ *
+ *   stc-object-cache
+ *   version 1
+ *   created 1700000000
+ *   key 123
+ *   <123 key bytes>
+ *   meta 45
+ *   <45 bytes>
+ *   object 67890
+ *   <67890 bytes>
+ *   checksum <64 hex digits>
+ *
+ * Parsing is strict (one spelling per field, nothing after the checksum).
+ * The directory comes from stc_cache_private_dir_open, the primitive of the
+ * tuning cache; file operations go through its descriptor (openat), so a
+ * path component swapped after open cannot redirect us. */
+#include "stc/object_cache.h"
+
+#include "stc/hash.h"
+#include "stc/input_bounds.h"
+#include "stc/tuner_cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OBJ_MAGIC "stc-object-cache\n"
+#define OBJ_SUFFIX ".obj"
+#define OBJ_TEMP_PREFIX "tmp."
+#define OBJ_SKEW_SECONDS 60
+#define OBJ_STALE_TEMP_SECONDS 3600
+#define OBJ_HEAD_BYTES 128
+
+struct stc_object_cache {
+  char *path;
+  int dir_fd;
+  uid_t uid;
+  size_t capacity;
+  uint64_t ttl_seconds;
+  int64_t (*clock)(void *user);
+  void *clock_user;
+};
+
+void stc_object_entry_clear(stc_object_entry *entry) {
+  if (!entry)
+    return;
+  free(entry->key);
+  free(entry->meta);
+  free(entry->object);
+  memset(entry, 0, sizeof *entry);
+}
+
+/* ---- encoding ----------------------------------------------------------- */
+
+stc_status stc_object_entry_encode(const stc_object_entry *entry, char **out,
+                                   size_t *size) {
+  if (!entry || !out || !size || !entry->key ||
+      (entry->meta_size && !entry->meta) ||
+      (entry->object_size && !entry->object))
+    return STC_ERR_INVALID;
+  size_t key_size = strlen(entry->key);
+  if (key_size == 0 || key_size > STC_OBJECT_CACHE_MAX_KEY ||
+      entry->meta_size > STC_OBJECT_CACHE_MAX_META ||
+      entry->object_size == 0 ||
+      entry->object_size > STC_OBJECT_CACHE_MAX_OBJECT)
+    return STC_ERR_INVALID;
+  char head[128], meta_line[48], object_line[48];
+  int head_length = snprintf(head, sizeof head,
+                             OBJ_MAGIC "version %d\ncreated %" PRId64
+                                       "\nkey %zu\n",
+                             STC_OBJECT_CACHE_FORMAT, entry->created, key_size);
+  int meta_length =
+      snprintf(meta_line, sizeof meta_line, "\nmeta %zu\n", entry->meta_size);
+  int object_length = snprintf(object_line, sizeof object_line,
+                               "\nobject %zu\n", entry->object_size);
+  static const char label[] = "checksum ";
+  size_t body = (size_t)head_length + key_size + (size_t)meta_length +
+                entry->meta_size + (size_t)object_length +
+                entry->object_size + 1;
+  size_t total = body + sizeof label - 1 + 64 + 1;
+  char *buffer = malloc(total + 1);
+  if (!buffer)
+    return STC_ERR_NOMEM;
+  char *at = buffer;
+  memcpy(at, head, (size_t)head_length), at += head_length;
+  memcpy(at, entry->key, key_size), at += key_size;
+  memcpy(at, meta_line, (size_t)meta_length), at += meta_length;
+  if (entry->meta_size)
+    memcpy(at, entry->meta, entry->meta_size), at += entry->meta_size;
+  memcpy(at, object_line, (size_t)object_length), at += object_length;
+  memcpy(at, entry->object, entry->object_size), at += entry->object_size;
+  *at++ = '\n';
+  memcpy(at, label, sizeof label - 1), at += sizeof label - 1;
+  stc_sha256_hex(buffer, body, at);
+  at += 64;
+  *at++ = '\n';
+  *out = buffer;
+  *size = total;
+  return STC_OK;
+}
+
+typedef struct obj_parser {
+  const char *data;
+  size_t size, at;
+  const char *problem;
+  stc_status status;
+} obj_parser;
+
+static bool obj_fail(obj_parser *p, stc_status status, const char *problem) {
+  if (p->status == STC_OK) {
+    p->status = status;
+    p->problem = problem;
+  }
+  return false;
+}
+
+static bool obj_expect(obj_parser *p, const char *literal) {
+  size_t length = strlen(literal), left = p->size - p->at;
+  if (left < length)
+    return obj_fail(p, STC_ERR_CORRUPT,
+                    memcmp(p->data + p->at, literal, left) == 0
+                        ? "truncated"
+                        : "malformed entry");
+  if (memcmp(p->data + p->at, literal, length) != 0)
+    return obj_fail(p, STC_ERR_CORRUPT, "malformed entry");
+  p->at += length;
+  return true;
+}
+
+/* Canonical decimal (no sign, no leading zero) up to limit, then '\n'. */
+static bool obj_number(obj_parser *p, const char *label, uint64_t limit,
+                       bool negative_ok, int64_t *signed_out,
+                       uint64_t *out) {
+  if (!obj_expect(p, label))
+    return false;
+  bool negative = negative_ok && p->at < p->size && p->data[p->at] == '-';
+  p->at += negative;
+  size_t start = p->at;
+  uint64_t value = 0;
+  while (p->at < p->size && p->data[p->at] >= '0' && p->data[p->at] <= '9') {
+    unsigned digit = (unsigned)(p->data[p->at] - '0');
+    if (value > (limit - digit) / 10)
+      return obj_fail(p, STC_ERR_CORRUPT, "number out of range");
+    value = value * 10 + digit;
+    p->at++;
+  }
+  size_t digits = p->at - start;
+  if (p->at >= p->size)
+    return obj_fail(p, STC_ERR_CORRUPT, "truncated");
+  if (digits == 0 || (digits > 1 && p->data[start] == '0') ||
+      p->data[p->at] != '\n' || (negative && value == 0))
+    return obj_fail(p, STC_ERR_CORRUPT, "malformed number");
+  p->at++;
+  if (out)
+    *out = value;
+  if (signed_out)
+    *signed_out = negative ? (int64_t)(0 - value) : (int64_t)value;
+  return true;
+}
+
+/* "<label><n>\n<n bytes>\n" copied into a fresh buffer with a NUL added. */
+static bool obj_bytes(obj_parser *p, const char *label, uint64_t limit,
+                      char **out, size_t *out_size) {
+  uint64_t length;
+  if (!obj_number(p, label, limit, false, NULL, &length))
+    return false;
+  if (p->size - p->at < length + 1)
+    return obj_fail(p, STC_ERR_CORRUPT, "truncated");
+  if (p->data[p->at + length] != '\n')
+    return obj_fail(p, STC_ERR_CORRUPT, "malformed entry");
+  char *copy = malloc((size_t)length + 1);
+  if (!copy)
+    return obj_fail(p, STC_ERR_NOMEM, "out of memory");
+  memcpy(copy, p->data + p->at, (size_t)length);
+  copy[length] = 0;
+  p->at += (size_t)length + 1;
+  *out = copy;
+  if (out_size)
+    *out_size = (size_t)length;
+  return true;
+}
+
+/* Magic, version and created: what ordering needs. Another version stops
+ * here, since its layout may differ. */
+static bool obj_parse_head(obj_parser *p, int64_t *created) {
+  uint64_t version;
+  if (!obj_expect(p, OBJ_MAGIC) ||
+      !obj_number(p, "version ", UINT32_MAX, false, NULL, &version))
+    return false;
+  if (version != STC_OBJECT_CACHE_FORMAT)
+    return obj_fail(p, STC_ERR_VERSION, "unsupported format version");
+  return obj_number(p, "created ", (uint64_t)INT64_MAX, true, created, NULL);
+}
+
+stc_status stc_object_entry_decode(const char *data, size_t size,
+                                   stc_object_entry *out,
+                                   const char **problem) {
+  obj_parser p = {data, size, 0, NULL, STC_OK};
+  stc_object_entry parsed = {0};
+  size_t key_size = 0;
+  bool ok = obj_parse_head(&p, &parsed.created) &&
+            obj_bytes(&p, "key ", STC_OBJECT_CACHE_MAX_KEY, &parsed.key,
+                      &key_size) &&
+            obj_bytes(&p, "meta ", STC_OBJECT_CACHE_MAX_META, &parsed.meta,
+                      &parsed.meta_size) &&
+            obj_bytes(&p, "object ", STC_OBJECT_CACHE_MAX_OBJECT,
+                      &parsed.object, &parsed.object_size);
+  if (ok && (key_size == 0 || strlen(parsed.key) != key_size))
+    ok = obj_fail(&p, STC_ERR_CORRUPT, "malformed key");
+  if (ok) {
+    size_t body = p.at;
+    char expected[65];
+    stc_sha256_hex(data, body, expected);
+    ok = obj_expect(&p, "checksum ");
+    if (ok && size - p.at < 65)
+      ok = obj_fail(&p, STC_ERR_CORRUPT, "truncated");
+    else if (ok && (memcmp(data + p.at, expected, 64) != 0 ||
+                    data[p.at + 64] != '\n'))
+      ok = obj_fail(&p, STC_ERR_CORRUPT, "checksum mismatch");
+    else if (ok && p.at + 65 != size)
+      ok = obj_fail(&p, STC_ERR_CORRUPT, "trailing bytes after checksum");
+  }
+  if (!ok) {
+    stc_object_entry_clear(&parsed);
+    *problem = p.problem;
+    return p.status;
+  }
+  *out = parsed;
+  *problem = NULL;
+  return STC_OK;
+}
+
+/* ---- directory ---------------------------------------------------------- */
+
+stc_status stc_object_cache_open(const char *directory, size_t capacity,
+                                 uint64_t ttl_seconds, stc_object_cache **out,
+                                 stc_error *err) {
+  if (!out)
+    return STC_ERR_INVALID;
+  *out = NULL;
+  if (capacity == 0 || ttl_seconds == 0) {
+    stc_error_set(err, NULL, 0, 0,
+                  "object cache needs a capacity and a time-to-live");
+    return STC_ERR_INVALID;
+  }
+  stc_object_cache *cache = calloc(1, sizeof *cache);
+  if (!cache)
+    return STC_ERR_NOMEM;
+  char name[32];
+  snprintf(name, sizeof name, "objects-v%d", STC_OBJECT_CACHE_FORMAT);
+  stc_status status = stc_cache_private_dir_open(directory, name, &cache->path,
+                                                 &cache->dir_fd, err);
+  if (status != STC_OK) {
+    free(cache);
+    return status;
+  }
+  cache->uid = geteuid();
+  cache->capacity = capacity;
+  cache->ttl_seconds = ttl_seconds;
+  *out = cache;
+  return STC_OK;
+}
+
+void stc_object_cache_close(stc_object_cache *cache) {
+  if (!cache)
+    return;
+  close(cache->dir_fd);
+  free(cache->path);
+  free(cache);
+}
+
+const char *stc_object_cache_path(const stc_object_cache *cache) {
+  return cache ? cache->path : NULL;
+}
+
+void stc_object_cache_set_clock(stc_object_cache *cache,
+                                int64_t (*now_seconds)(void *user),
+                                void *user) {
+  if (!cache)
+    return;
+  cache->clock = now_seconds;
+  cache->clock_user = user;
+}
+
+static int64_t obj_now(const stc_object_cache *cache) {
+  return cache->clock ? cache->clock(cache->clock_user) : stc_now_seconds();
+}
+
+static stc_status obj_errno_status(int error) {
+  return error == EACCES || error == EPERM || error == EROFS
+             ? STC_ERR_PERMISSION
+             : STC_ERR_IO;
+}
+
+static void obj_file_name(const char *key, char name[70]) {
+  stc_sha256_hex(key, strlen(key), name);
+  memcpy(name + 64, OBJ_SUFFIX, sizeof OBJ_SUFFIX);
+}
+
+static bool obj_has_suffix(const char *name) {
+  size_t length = strlen(name);
+  return length > 4 && strcmp(name + length - 4, OBJ_SUFFIX) == 0;
+}
+
+/* The owner took write permission away: honoured even as root. */
+static bool obj_read_only(const stc_object_cache *cache) {
+  struct stat st;
+  return fstat(cache->dir_fd, &st) == 0 && !(st.st_mode & S_IWUSR);
+}
+
+/* Unlinks name only if it is still the file examined (ours, regular). */
+static bool obj_unlink_if_same(const stc_object_cache *cache, const char *name,
+                               const struct stat *examined) {
+  struct stat now;
+  if (obj_read_only(cache) ||
+      fstatat(cache->dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+      now.st_dev != examined->st_dev || now.st_ino != examined->st_ino ||
+      !S_ISREG(now.st_mode) || now.st_uid != cache->uid)
+    return false;
+  return unlinkat(cache->dir_fd, name, 0) == 0;
+}
+
+typedef struct obj_check {
+  stc_status status;
+  const char *problem;
+  bool exists, removable, foreign, quiet; /* quiet: a miss not worth a word */
+  struct stat stat;
+} obj_check;
+
+/* Reads and checks file name; expected_key (NULL when listing) must match. */
+static void obj_examine(const stc_object_cache *cache, const char *name,
+                        const char *expected_key, int64_t now,
+                        stc_object_entry *entry, obj_check *check) {
+  memset(check, 0, sizeof *check);
+  memset(entry, 0, sizeof *entry);
+  int fd = openat(cache->dir_fd, name,
+                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    int error = errno;
+    check->exists = error != ENOENT;
+    check->status = error == ENOENT ? STC_ERR_NOT_FOUND
+                    : error == ELOOP ? STC_ERR_PERMISSION
+                                     : obj_errno_status(error);
+    check->problem = error == ENOENT  ? "absent"
+                     : error == ELOOP ? "symbolic link (not followed)"
+                                      : "cannot open";
+    check->quiet = error == ENOENT;
+    return;
+  }
+  check->exists = true;
+  char *data = NULL;
+  if (fstat(fd, &check->stat) != 0) {
+    check->status = STC_ERR_IO, check->problem = "cannot stat";
+  } else if (!S_ISREG(check->stat.st_mode)) {
+    check->status = STC_ERR_PERMISSION, check->problem = "not a regular file";
+    check->foreign = true;
+  } else if (check->stat.st_uid != cache->uid) {
+    check->status = STC_ERR_PERMISSION;
+    check->problem = "owned by another user";
+    check->foreign = true;
+  } else if ((uint64_t)check->stat.st_size >
+             (uint64_t)STC_OBJECT_CACHE_MAX_OBJECT + STC_OBJECT_CACHE_MAX_META +
+                 STC_OBJECT_CACHE_MAX_KEY + 4096) {
+    check->status = STC_ERR_CORRUPT, check->problem = "too large";
+    check->removable = true;
+  } else if (!(data = malloc((size_t)check->stat.st_size + 1))) {
+    check->status = STC_ERR_NOMEM, check->problem = "out of memory";
+  } else {
+    size_t used = 0, want = (size_t)check->stat.st_size + 1;
+    int error = 0;
+    while (used < want) {
+      ssize_t got = read(fd, data + used, want - used);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        error = errno;
+      if (got <= 0)
+        break;
+      used += (size_t)got;
+    }
+    if (error) {
+      check->status = obj_errno_status(error), check->problem = "cannot read";
+    } else if (used > (size_t)check->stat.st_size) {
+      check->status = STC_ERR_CORRUPT, check->problem = "grew while read";
+    } else {
+      check->status =
+          stc_object_entry_decode(data, used, entry, &check->problem);
+      check->removable = check->status == STC_ERR_CORRUPT ||
+                         check->status == STC_ERR_VERSION;
+    }
+  }
+  free(data);
+  close(fd);
+  if (check->status != STC_OK)
+    return;
+  char expected_name[70];
+  obj_file_name(entry->key, expected_name);
+  if (expected_key && strcmp(entry->key, expected_key) != 0) {
+    check->status = STC_ERR_NOT_FOUND, check->problem = "holds another key";
+  } else if (strcmp(name, expected_name) != 0) {
+    check->status = STC_ERR_CORRUPT;
+    check->problem = "file name does not match its key";
+  } else if (entry->created > now &&
+             (uint64_t)entry->created - (uint64_t)now > OBJ_SKEW_SECONDS) {
+    check->status = STC_ERR_NOT_FOUND, check->problem = "created in the future";
+  } else if (entry->created < now &&
+             (uint64_t)now - (uint64_t)entry->created >= cache->ttl_seconds) {
+    check->status = STC_ERR_NOT_FOUND, check->problem = "expired";
+    check->quiet = true;
+  } else {
+    return;
+  }
+  check->removable = true;
+  stc_object_entry_clear(entry);
+}
+
+stc_status stc_object_cache_load(stc_object_cache *cache, const char *key,
+                                 stc_object_entry *out, const char **problem,
+                                 stc_error *err) {
+  const char *ignored;
+  if (!problem)
+    problem = &ignored;
+  *problem = NULL;
+  if (!cache || !out || !key || !key[0] ||
+      strlen(key) > STC_OBJECT_CACHE_MAX_KEY) {
+    stc_error_set(err, NULL, 0, 0, "object cache load needs a key");
+    return STC_ERR_INVALID;
+  }
+  char name[70];
+  obj_file_name(key, name);
+  obj_check check;
+  obj_examine(cache, name, key, obj_now(cache), out, &check);
+  if (check.status == STC_OK)
+    return STC_OK;
+  if (check.removable)
+    obj_unlink_if_same(cache, name, &check.stat);
+  stc_error_set(err, cache->path, 0, 0, "%s: %s", name, check.problem);
+  if (check.status == STC_ERR_NOMEM || check.status == STC_ERR_IO ||
+      (check.status == STC_ERR_PERMISSION && !check.foreign))
+    return check.status;
+  if (!check.quiet)
+    *problem = check.problem;
+  return STC_ERR_NOT_FOUND;
+}
+
+/* ---- scans -------------------------------------------------------------- */
+
+typedef struct obj_file {
+  char *name;
+  int64_t created; /* INT64_MIN when unreadable: oldest */
+  struct timespec mtime;
+  bool ours;
+} obj_file;
+
+typedef struct obj_scan {
+  obj_file *files;
+  size_t count, ours, removed;
+} obj_scan;
+
+static void obj_scan_free(obj_scan *scan) {
+  for (size_t i = 0; i < scan->count; ++i)
+    free(scan->files[i].name);
+  free(scan->files);
+  memset(scan, 0, sizeof *scan);
+}
+
+static int64_t obj_head_created(const stc_object_cache *cache,
+                                const char *name) {
+  int fd = openat(cache->dir_fd, name,
+                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return INT64_MIN;
+  char head[OBJ_HEAD_BYTES];
+  size_t used = 0;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    while (used < sizeof head) {
+      ssize_t got = read(fd, head + used, sizeof head - used);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        break;
+      used += (size_t)got;
+    }
+  }
+  close(fd);
+  obj_parser p = {head, used, 0, NULL, STC_OK};
+  int64_t created = INT64_MIN;
+  return obj_parse_head(&p, &created) ? created : INT64_MIN;
+}
+
+static int obj_file_order(const void *a_, const void *b_) {
+  const obj_file *a = a_, *b = b_;
+  if (a->created != b->created)
+    return a->created < b->created ? -1 : 1;
+  if (a->mtime.tv_sec != b->mtime.tv_sec)
+    return a->mtime.tv_sec < b->mtime.tv_sec ? -1 : 1;
+  if (a->mtime.tv_nsec != b->mtime.tv_nsec)
+    return a->mtime.tv_nsec < b->mtime.tv_nsec ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+/* Lists the entry files oldest first; with remove_stale, removes temporary
+ * files of writers that died (ours, over an hour old). */
+static stc_status obj_scan_dir(stc_object_cache *cache, bool remove_stale,
+                               obj_scan *scan, stc_error *err) {
+  memset(scan, 0, sizeof *scan);
+  int fd = openat(cache->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!dir) {
+    int error = errno;
+    if (fd >= 0)
+      close(fd);
+    stc_error_set(err, cache->path, 0, 0, "cannot read cache directory: %s",
+                  strerror(error));
+    return obj_errno_status(error);
+  }
+  size_t capacity = 0;
+  stc_status status = STC_OK;
+  struct dirent *item;
+  while ((item = readdir(dir))) {
+    const char *name = item->d_name;
+    bool temp = strncmp(name, OBJ_TEMP_PREFIX, 4) == 0;
+    struct stat st;
+    if ((!temp && !obj_has_suffix(name)) ||
+        fstatat(cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    if (temp) {
+      if (remove_stale && S_ISREG(st.st_mode) && st.st_uid == cache->uid &&
+          (int64_t)st.st_mtime < stc_now_seconds() - OBJ_STALE_TEMP_SECONDS &&
+          obj_unlink_if_same(cache, name, &st))
+        scan->removed++;
+      continue;
+    }
+    if (scan->count == capacity) {
+      size_t grown = capacity ? capacity * 2 : 32;
+      obj_file *files = realloc(scan->files, grown * sizeof *files);
+      if (!files) {
+        status = STC_ERR_NOMEM;
+        break;
+      }
+      scan->files = files;
+      capacity = grown;
+    }
+    obj_file *file = &scan->files[scan->count];
+    if (!(file->name = strdup(name))) {
+      status = STC_ERR_NOMEM;
+      break;
+    }
+    file->ours = S_ISREG(st.st_mode) && st.st_uid == cache->uid;
+    file->mtime = st.st_mtim;
+    file->created = file->ours ? obj_head_created(cache, name) : INT64_MIN;
+    scan->count++;
+    scan->ours += file->ours;
+  }
+  closedir(dir);
+  if (status != STC_OK) {
+    stc_error_set(err, cache->path, 0, 0, "out of memory listing cache");
+    obj_scan_free(scan);
+    return status;
+  }
+  if (scan->count > 1)
+    qsort(scan->files, scan->count, sizeof *scan->files, obj_file_order);
+  return STC_OK;
+}
+
+/* Removes the oldest files of ours beyond capacity, keeping keep (may be
+ * NULL) and skipping entries already gone (name NULL). */
+static size_t obj_enforce_capacity(stc_object_cache *cache, obj_scan *scan,
+                                   const char *keep) {
+  size_t ours = 0, removed = 0;
+  if (obj_read_only(cache))
+    return 0;
+  for (size_t i = 0; i < scan->count; ++i)
+    ours += scan->files[i].name && scan->files[i].ours;
+  for (size_t i = 0; i < scan->count && ours > cache->capacity; ++i) {
+    obj_file *file = &scan->files[i];
+    if (!file->name || !file->ours || (keep && strcmp(file->name, keep) == 0))
+      continue;
+    if (unlinkat(cache->dir_fd, file->name, 0) == 0)
+      removed++;
+    ours--;
+  }
+  return removed;
+}
+
+stc_status stc_object_cache_list(stc_object_cache *cache,
+                                 bool (*fn)(void *user,
+                                            const stc_object_listing *item),
+                                 void *user, stc_error *err) {
+  if (!cache || !fn)
+    return STC_ERR_INVALID;
+  obj_scan scan;
+  stc_status status = obj_scan_dir(cache, false, &scan, err);
+  if (status != STC_OK)
+    return status;
+  int64_t now = obj_now(cache);
+  size_t path_size = strlen(cache->path) + 1 + 256 + 1;
+  char *path = malloc(path_size);
+  for (size_t i = 0; path && i < scan.count; ++i) {
+    stc_object_entry entry;
+    obj_check check;
+    obj_examine(cache, scan.files[i].name, NULL, now, &entry, &check);
+    if (!check.exists)
+      continue;
+    snprintf(path, path_size, "%s/%s", cache->path, scan.files[i].name);
+    stc_object_listing item = {path,
+                               scan.files[i].name,
+                               check.status,
+                               check.status == STC_OK ? &entry : NULL,
+                               check.problem,
+                               (uint64_t)check.stat.st_size};
+    bool more = fn(user, &item);
+    stc_object_entry_clear(&entry);
+    if (!more)
+      break;
+  }
+  status = path ? STC_OK : STC_ERR_NOMEM;
+  free(path);
+  obj_scan_free(&scan);
+  return status;
+}
+
+stc_status stc_object_cache_prune(stc_object_cache *cache, size_t *removed,
+                                  stc_error *err) {
+  if (removed)
+    *removed = 0;
+  if (!cache)
+    return STC_ERR_INVALID;
+  obj_scan scan;
+  stc_status status = obj_scan_dir(cache, true, &scan, err);
+  if (status != STC_OK)
+    return status;
+  size_t count = scan.removed;
+  int64_t now = obj_now(cache);
+  for (size_t i = 0; i < scan.count; ++i) {
+    obj_file *file = &scan.files[i];
+    if (!file->ours)
+      continue;
+    stc_object_entry entry;
+    obj_check check;
+    obj_examine(cache, file->name, NULL, now, &entry, &check);
+    stc_object_entry_clear(&entry);
+    bool gone = !check.exists;
+    if (check.removable && obj_unlink_if_same(cache, file->name, &check.stat))
+      count++, gone = true;
+    if (gone) {
+      free(file->name);
+      file->name = NULL;
+    }
+  }
+  count += obj_enforce_capacity(cache, &scan, NULL);
+  obj_scan_free(&scan);
+  if (removed)
+    *removed = count;
+  return STC_OK;
+}
+
+stc_status stc_object_cache_clear(stc_object_cache *cache, size_t *removed,
+                                  stc_error *err) {
+  if (removed)
+    *removed = 0;
+  if (!cache)
+    return STC_ERR_INVALID;
+  obj_scan scan;
+  stc_status status = obj_scan_dir(cache, true, &scan, err);
+  if (status != STC_OK)
+    return status;
+  size_t count = scan.removed;
+  for (size_t i = 0; i < scan.count; ++i) {
+    struct stat st;
+    if (scan.files[i].ours &&
+        fstatat(cache->dir_fd, scan.files[i].name, &st,
+                AT_SYMLINK_NOFOLLOW) == 0 &&
+        obj_unlink_if_same(cache, scan.files[i].name, &st))
+      count++;
+  }
+  obj_scan_free(&scan);
+  if (removed)
+    *removed = count;
+  return STC_OK;
+}
+
+/* ---- save --------------------------------------------------------------- */
+
+static int obj_create_temp(const stc_object_cache *cache, char name[96]) {
+  static atomic_uint_fast64_t counter;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t serial = atomic_fetch_add(&counter, 1);
+    snprintf(name, 96, OBJ_TEMP_PREFIX "%ld.%" PRIu64 ".%lx.o", (long)getpid(),
+             serial, (unsigned long)(now.tv_nsec ^ (long)now.tv_sec));
+    int fd = openat(cache->dir_fd, name,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+stc_status stc_object_cache_save(stc_object_cache *cache,
+                                 const stc_object_entry *entry,
+                                 stc_error *err) {
+  if (!cache || !entry)
+    return STC_ERR_INVALID;
+  stc_object_entry stamped = *entry;
+  if (stamped.created == 0)
+    stamped.created = obj_now(cache);
+  char *data;
+  size_t size;
+  stc_status status = stc_object_entry_encode(&stamped, &data, &size);
+  if (status != STC_OK) {
+    stc_error_set(err, NULL, 0, 0,
+                  status == STC_ERR_NOMEM ? "out of memory encoding an entry"
+                                          : "object cache entry out of bounds");
+    return status;
+  }
+  if (obj_read_only(cache)) {
+    free(data);
+    stc_error_set(err, cache->path, 0, 0,
+                  "cache directory is read-only; not written");
+    return STC_ERR_PERMISSION;
+  }
+  char name[70], temp[96];
+  obj_file_name(stamped.key, name);
+  const char *step = "create temporary file";
+  int error = 0;
+  /* A file size limit (ulimit -f) must not kill the process (SIGXFSZ). */
+  stc_file_size_guard guard;
+  stc_file_size_guard_begin(&guard);
+  int fd = obj_create_temp(cache, temp);
+  if (fd < 0) {
+    error = errno;
+  } else {
+    for (size_t done = 0; !error && done < size;) {
+      ssize_t wrote = write(fd, data + done, size - done);
+      if (wrote < 0 && errno == EINTR)
+        continue;
+      if (wrote <= 0)
+        error = wrote < 0 ? errno : EIO, step = "write";
+      else
+        done += (size_t)wrote;
+    }
+    if (!error && fsync(fd) != 0)
+      error = errno, step = "sync";
+    if (close(fd) != 0 && !error)
+      error = errno, step = "close";
+    if (!error && renameat(cache->dir_fd, temp, cache->dir_fd, name) != 0)
+      error = errno, step = "rename";
+    if (error)
+      unlinkat(cache->dir_fd, temp, 0);
+  }
+  stc_file_size_guard_end(&guard);
+  free(data);
+  if (error) {
+    stc_error_set(err, cache->path, 0, 0, "%s: cannot %s: %s", name, step,
+                  error == EFBIG ? "file size limit exceeded (ulimit -f)"
+                                 : strerror(error));
+    return obj_errno_status(error);
+  }
+  fsync(cache->dir_fd);
+  obj_scan scan;
+  if (obj_scan_dir(cache, false, &scan, NULL) == STC_OK) {
+    if (scan.ours > cache->capacity)
+      obj_enforce_capacity(cache, &scan, name);
+    obj_scan_free(&scan);
+  }
+  return STC_OK;
+}

@@ -1,0 +1,211 @@
+/* objects.c - `stc-cache --objects COMMAND`: the same commands on stc-run's
+ * compiled-code cache (DIR/objects-v1, stc/object_cache.h) instead of the
+ * tuning records: list (one row per entry file, oldest first), show (one
+ * entry's fields), verify (one line per bad file, exit 1 when any), prune
+ * (invalid, expired, then the oldest beyond --capacity, default 64) and
+ * clear. Like the tuning commands, none creates a missing directory. */
+#include "cache_tool.h"
+
+#include "stc/object_cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int64_t objects_fixed_clock(void *user) {
+  return *(const int64_t *)user;
+}
+
+/* Opens DIR/objects-v1; *out stays NULL (exit 0) when it does not exist and
+ * nothing should be created. */
+static int objects_open(const stc_cache_tool *tool, size_t capacity,
+                        stc_object_cache **out) {
+  *out = NULL;
+  size_t size = strlen(tool->directory) + 32;
+  char *path = malloc(size);
+  if (!path)
+    return stc__cache_fail("out of memory");
+  snprintf(path, size, "%s/objects-v%d", tool->directory,
+           STC_OBJECT_CACHE_FORMAT);
+  struct stat st;
+  bool absent = lstat(tool->directory, &st) != 0 || lstat(path, &st) != 0;
+  free(path);
+  if (absent)
+    return STC_CACHE_EXIT_OK;
+  stc_error err;
+  stc_error_clear(&err);
+  stc_status status = stc_object_cache_open(tool->directory, capacity,
+                                            tool->ttl_seconds, out, &err);
+  if (status != STC_OK)
+    return stc__cache_fail_status(status, &err);
+  if (tool->has_now)
+    stc_object_cache_set_clock(*out, objects_fixed_clock, (void *)&tool->now);
+  return STC_CACHE_EXIT_OK;
+}
+
+/* The value of a "label value" line of a key, up to the line's end. */
+static void key_line(const char *key, const char *label, char *out,
+                     size_t size) {
+  size_t length = strlen(label);
+  snprintf(out, size, "-");
+  for (const char *line = key; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t line_length = end ? (size_t)(end - line) : strlen(line);
+    if (line_length > length && strncmp(line, label, length) == 0 &&
+        line[length] == ' ') {
+      snprintf(out, size, "%.*s", (int)(line_length - length - 1),
+               line + length + 1);
+      return;
+    }
+    line = end ? end + 1 : NULL;
+  }
+}
+
+typedef struct objects_walk {
+  const stc_cache_tool *tool;
+  int64_t now;
+  size_t valid, invalid, shown;
+  const char *wanted; /* show: an id prefix */
+  bool verify;
+} objects_walk;
+
+static void print_row(objects_walk *walk, const stc_object_listing *item) {
+  char id[13];
+  snprintf(id, sizeof id, "%.12s", item->name);
+  if (item->status != STC_OK) {
+    printf("%-12s  %10llu  %-3s  %-14s  %-6s  invalid: %s\n", id,
+           (unsigned long long)item->file_size, "-", "-", "-",
+           item->problem ? item->problem : stc_status_str(item->status));
+    return;
+  }
+  const stc_object_entry *entry = item->entry;
+  char opt[8], input[80], tune[8], age[32];
+  key_line(entry->key, "opt", opt, sizeof opt);
+  key_line(entry->key, "input", input, sizeof input);
+  key_line(entry->key, "tune-hot-paths", tune, sizeof tune);
+  stc__cache_format_age(
+      (int64_t)((uint64_t)walk->now - (uint64_t)entry->created), age,
+      sizeof age);
+  /* "sha256:" and 12 digits identify the input. */
+  printf("%-12s  %10llu  O%-2s  %-14.14s  %-6s  fresh (%s old)\n", id,
+         (unsigned long long)item->file_size, opt,
+         strncmp(input, "sha256:", 7) == 0 ? input + 7 : input,
+         strcmp(tune, "1") == 0 ? "tuned" : "plain", age);
+  if (walk->tool->long_keys) {
+    char *escaped = malloc(stc__cache_escape_size(entry->key, 0));
+    if (escaped) {
+      stc__cache_escape(entry->key, 0, escaped);
+      printf("    key: %s\n", escaped);
+      free(escaped);
+    }
+  }
+}
+
+static void print_entry(const objects_walk *walk,
+                        const stc_object_listing *item) {
+  printf("file:     %s\n", item->path);
+  printf("size:     %llu bytes\n", (unsigned long long)item->file_size);
+  if (item->status != STC_OK) {
+    printf("state:    invalid: %s\n",
+           item->problem ? item->problem : stc_status_str(item->status));
+    return;
+  }
+  const stc_object_entry *entry = item->entry;
+  char age[32];
+  stc__cache_format_age(
+      (int64_t)((uint64_t)walk->now - (uint64_t)entry->created), age,
+      sizeof age);
+  printf("state:    fresh\ncreated:  %lld (%s ago)\n",
+         (long long)entry->created, age);
+  printf("object:   %zu bytes\nmetadata: %zu bytes\nkey:\n", entry->object_size,
+         entry->meta_size);
+  for (const char *line = entry->key; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t length = end ? (size_t)(end - line) : strlen(line);
+    printf("  %.*s\n", (int)length, line);
+    line = end ? end + 1 : line + length;
+  }
+}
+
+static bool visit(void *user, const stc_object_listing *item) {
+  objects_walk *walk = user;
+  if (item->status == STC_OK)
+    walk->valid++;
+  else
+    walk->invalid++;
+  if (walk->wanted) {
+    if (strncmp(item->name, walk->wanted, strlen(walk->wanted)) == 0) {
+      if (walk->shown++ == 0)
+        print_entry(walk, item);
+    }
+  } else if (walk->verify) {
+    if (item->status != STC_OK)
+      printf("%s: %s\n", item->path,
+             item->problem ? item->problem : stc_status_str(item->status));
+  } else {
+    print_row(walk, item);
+  }
+  return true;
+}
+
+int stc__cache_objects(const stc_cache_tool *tool) {
+  size_t capacity =
+      tool->capacity_set ? tool->capacity : STC_OBJECT_CACHE_CAPACITY;
+  stc_object_cache *cache = NULL;
+  int code = objects_open(tool, capacity, &cache);
+  if (code != STC_CACHE_EXIT_OK)
+    return code;
+  objects_walk walk = {.tool = tool, .now = stc__cache_now(tool)};
+  const char *command = tool->command;
+  stc_error err;
+  stc_error_clear(&err);
+  stc_status status = STC_OK;
+  if (strcmp(command, "prune") == 0 || strcmp(command, "clear") == 0) {
+    size_t removed = 0;
+    if (cache)
+      status = strcmp(command, "prune") == 0
+                   ? stc_object_cache_prune(cache, &removed, &err)
+                   : stc_object_cache_clear(cache, &removed, &err);
+    if (status == STC_OK)
+      printf("removed %zu object entr%s\n", removed, removed == 1 ? "y" : "ies");
+  } else {
+    walk.verify = strcmp(command, "verify") == 0;
+    if (strcmp(command, "show") == 0) {
+      walk.wanted = tool->args[0];
+      const char *slash = strrchr(walk.wanted, '/');
+      if (slash)
+        walk.wanted = slash + 1;
+    }
+    if (strcmp(command, "list") == 0 && cache)
+      printf("%-12s  %10s  %-3s  %-14s  %-6s  %s\n", "ID", "BYTES", "OPT",
+             "INPUT", "KIND", "STATE");
+    if (cache)
+      status = stc_object_cache_list(cache, visit, &walk, &err);
+    if (status == STC_OK && strcmp(command, "list") == 0) {
+      if (walk.valid + walk.invalid == 0)
+        printf("no object entries\n");
+      else
+        printf("%zu object entr%s: %zu fresh, %zu invalid\n",
+               walk.valid + walk.invalid,
+               walk.valid + walk.invalid == 1 ? "y" : "ies", walk.valid,
+               walk.invalid);
+    } else if (status == STC_OK && walk.verify) {
+      printf("%zu object entr%s checked, %zu bad\n", walk.valid + walk.invalid,
+             walk.valid + walk.invalid == 1 ? "y" : "ies", walk.invalid);
+      if (walk.invalid)
+        code = STC_CACHE_EXIT_FAILURE;
+    } else if (status == STC_OK && walk.wanted) {
+      if (walk.shown == 0)
+        code = stc__cache_fail("no object entry matches '%s'", walk.wanted);
+      else if (walk.shown > 1)
+        code = stc__cache_fail("'%s' matches %zu object entries; give more "
+                               "of the id",
+                               walk.wanted, walk.shown);
+    }
+  }
+  if (status != STC_OK)
+    code = stc__cache_fail_status(status, &err);
+  stc_object_cache_close(cache);
+  return code;
+}
