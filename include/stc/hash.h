@@ -3,6 +3,7 @@
 #ifndef STC_HASH_H
 #define STC_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,23 @@ uint64_t stc_hash64_str(const char *text, uint64_t seed);
 void stc_sha256(const void *data, size_t size, uint8_t out[32]);
 /* SHA-256 as 64 lower-case hex characters plus NUL. */
 void stc_sha256_hex(const void *data, size_t size, char out[65]);
+
+/* HMAC-SHA256 (RFC 2104 with SHA-256, as in RFC 4231) of the concatenation
+ * of count parts under key (any length; a key longer than the 64-byte block
+ * is hashed first). */
+typedef struct stc_hmac_part {
+  const void *data;
+  size_t size;
+} stc_hmac_part;
+void stc_hmac_sha256_parts(const void *key, size_t key_size,
+                           const stc_hmac_part *parts, size_t count,
+                           uint8_t out[32]);
+/* The same of one part. */
+void stc_hmac_sha256(const void *key, size_t key_size, const void *data,
+                     size_t size, uint8_t out[32]);
+/* Compares size bytes in time that depends on size only (for MACs); true
+ * when equal. */
+bool stc_bytes_equal_constant_time(const void *a, const void *b, size_t size);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
  *
  * In: byte ranges. Out: a 64-bit FNV-1a value (region ids, in-memory keys)
  * or a SHA-256 digest (cache file names and record checksums, where a
- * collision would silently return another problem's tuning decision).
+ * collision would silently return another problem's tuning decision), or an
+ * HMAC-SHA256 (RFC 2104: the fleet cache's authenticated objects).
  * SHA-256 follows FIPS 180-4; it is written here so that the core depends on
  * nothing beyond libc. Pure functions, no state: thread-safe. */
 #include "stc/hash.h"
@@ -155,4 +156,55 @@ void stc_sha256_hex(const void *data, size_t size, char out[65]) {
     out[2 * i + 1] = digits[digest[i] & 15];
   }
   out[64] = 0;
+}
+
+/* ---- HMAC-SHA256 (RFC 2104) -------------------------------------------- */
+
+void stc_hmac_sha256_parts(const void *key, size_t key_size,
+                           const stc_hmac_part *parts, size_t count,
+                           uint8_t out[32]) {
+  /* K0: the key, hashed when longer than a block, zero-padded to 64. */
+  unsigned char block_key[64] = {0};
+  if (key_size > sizeof block_key)
+    stc_sha256(key, key_size, block_key);
+  else if (key_size > 0)
+    memcpy(block_key, key, key_size);
+  unsigned char pad[64];
+  stc_sha256_state state;
+  uint8_t inner[32];
+  for (int i = 0; i < 64; ++i)
+    pad[i] = block_key[i] ^ 0x36;
+  stc_sha256_init(&state);
+  stc_sha256_update(&state, pad, sizeof pad);
+  for (size_t i = 0; i < count; ++i)
+    if (parts[i].size > 0)
+      stc_sha256_update(&state, parts[i].data, parts[i].size);
+  stc_sha256_final(&state, inner);
+  for (int i = 0; i < 64; ++i)
+    pad[i] = block_key[i] ^ 0x5c;
+  stc_sha256_init(&state);
+  stc_sha256_update(&state, pad, sizeof pad);
+  stc_sha256_update(&state, inner, sizeof inner);
+  stc_sha256_final(&state, out);
+  /* The key's traces do not outlive the call. */
+  volatile unsigned char *wipe = block_key;
+  for (size_t i = 0; i < sizeof block_key; ++i)
+    wipe[i] = 0;
+  wipe = pad;
+  for (size_t i = 0; i < sizeof pad; ++i)
+    wipe[i] = 0;
+}
+
+void stc_hmac_sha256(const void *key, size_t key_size, const void *data,
+                     size_t size, uint8_t out[32]) {
+  stc_hmac_part part = {data, size};
+  stc_hmac_sha256_parts(key, key_size, &part, 1, out);
+}
+
+bool stc_bytes_equal_constant_time(const void *a, const void *b, size_t size) {
+  const volatile unsigned char *x = a, *y = b;
+  unsigned char difference = 0;
+  for (size_t i = 0; i < size; ++i)
+    difference |= (unsigned char)(x[i] ^ y[i]);
+  return difference == 0;
 }

@@ -1331,7 +1331,7 @@ static stc_status stc_cache_load_remote(stc_disk_cache *cache, const char *key,
   stc_sha256_hex(key, strlen(key), digest);
   char *data = NULL;
   size_t size = 0;
-  if (stc_remote_cache_get(cache->remote, digest, &data, &size) != STC_OK)
+  if (stc_remote_cache_get(cache->remote, STC_REMOTE_RECORD, digest, &data, &size) != STC_OK)
     return STC_ERR_NOT_FOUND;
   const char *problem = NULL;
   stc_cache_record record;
@@ -1379,7 +1379,7 @@ static void stc_cache_save_remote(stc_disk_cache *cache,
   stc_sha256_hex(record->key, key_length, digest);
   uint64_t expire_ms = left_seconds > UINT64_MAX / 1000 ? UINT64_MAX
                                                         : left_seconds * 1000;
-  stc_remote_cache_put(cache->remote, digest, data, size, expire_ms);
+  stc_remote_cache_put(cache->remote, STC_REMOTE_RECORD, digest, data, size, expire_ms);
   free(data);
 }
 
@@ -1389,7 +1389,7 @@ static void stc_cache_remove_remote(stc_disk_cache *cache, const char *key) {
     return;
   char digest[65];
   stc_sha256_hex(key, key_length, digest);
-  stc_remote_cache_delete(cache->remote, digest);
+  stc_remote_cache_delete(cache->remote, STC_REMOTE_RECORD, digest);
 }
 
 void stc_disk_cache_set_remote(stc_disk_cache *cache,

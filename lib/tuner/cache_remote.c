@@ -1,9 +1,10 @@
 /* The tuner cache's Redis tier (include/stc/tuner_remote.h, README "Fleet
  * cache (Redis)").
  *
- * In: a redis:// or unix: url, opaque record bytes keyed by the SHA-256 hex
- * digest of the tuner key. Out: the same bytes read back, leases, and the
- * text of the latest fault.
+ * In: a redis:// or unix: url, opaque bytes of a kind (tuning records;
+ * stc-run's compiled objects, authenticated by stc/object_remote.h) keyed by
+ * the SHA-256 hex digest of their key. Out: the same bytes read back, leases
+ * (records only), and the text of the latest fault.
  *
  * hiredis is loaded with dlopen the first time the tier is used, so that
  * nothing links against it: the few entry points and the two structs that
@@ -40,8 +41,6 @@
 #define STC_REMOTE_DEFAULT_LIBRARY "libhiredis.so.0.14"
 #define STC_REMOTE_PREFIX "stc:v1:"
 #define STC_REMOTE_POLL_SLOTS 256
-/* A stored record bigger than this is not ours (the disk cache's bound). */
-#define STC_REMOTE_MAX_VALUE (1024u * 1024u)
 
 /* ---- hiredis 0.14, as much as is used ----------------------------------- */
 
@@ -602,16 +601,32 @@ static void key_of(char out[96], const char *kind, const char *digest) {
   snprintf(out, 96, STC_REMOTE_PREFIX "%s:%s", kind, digest);
 }
 
-stc_status stc_remote_cache_get(stc_remote_cache *remote, const char *digest,
-                                char **data, size_t *size) {
-  if (!remote || !digest_ok(digest) || !data || !size)
+static bool kind_ok(stc_remote_kind kind) {
+  return kind == STC_REMOTE_RECORD || kind == STC_REMOTE_OBJECT;
+}
+
+static const char *kind_name(stc_remote_kind kind) {
+  return kind == STC_REMOTE_OBJECT ? "obj" : "rec";
+}
+
+/* A stored value bigger than this is not ours (for records, the disk
+ * cache's bound). */
+static size_t kind_max_value(stc_remote_kind kind) {
+  return kind == STC_REMOTE_OBJECT ? STC_REMOTE_MAX_OBJECT_VALUE
+                                   : STC_REMOTE_MAX_RECORD_VALUE;
+}
+
+stc_status stc_remote_cache_get(stc_remote_cache *remote, stc_remote_kind kind,
+                                const char *digest, char **data, size_t *size) {
+  if (!remote || !kind_ok(kind) || !digest_ok(digest) || !data || !size)
     return STC_ERR_INVALID;
-  if (lease_seen(remote, digest))
+  bool record = kind == STC_REMOTE_RECORD;
+  if (record && lease_seen(remote, digest))
     return STC_ERR_NOT_FOUND;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
   char key[96];
-  key_of(key, "rec", digest);
+  key_of(key, kind_name(kind), digest);
   const char *argv[] = {"GET", key};
   size_t lengths[] = {3, strlen(key)};
   hiredis_reply *reply = command(remote, "GET", 2, argv, lengths);
@@ -619,10 +634,10 @@ stc_status stc_remote_cache_get(stc_remote_cache *remote, const char *digest,
   if (reply && reply->type == HIREDIS_REPLY_NIL) {
     status = STC_ERR_NOT_FOUND;
   } else if (reply && reply->type == HIREDIS_REPLY_STRING) {
-    /* Too big for a record: a miss, like an oversized disk file. */
+    /* Too big for its kind: a miss, like an oversized disk file. */
     status = STC_ERR_NOT_FOUND;
-    char *copy = reply->len <= STC_REMOTE_MAX_VALUE ? malloc(reply->len + 1)
-                                                    : NULL;
+    char *copy =
+        reply->len <= kind_max_value(kind) ? malloc(reply->len + 1) : NULL;
     if (copy) {
       memcpy(copy, reply->str, reply->len);
       copy[reply->len] = 0;
@@ -637,7 +652,7 @@ stc_status stc_remote_cache_get(stc_remote_cache *remote, const char *digest,
   if (reply)
     remote->api.free_reply(reply);
   release(remote);
-  if (status == STC_OK)
+  if (status == STC_OK && record)
     lease_mark(remote, digest, false);
   return status;
 }
@@ -658,15 +673,16 @@ static void give_back_lease(stc_remote_cache *r, const char *digest) {
     r->api.free_reply(reply);
 }
 
-stc_status stc_remote_cache_put(stc_remote_cache *remote, const char *digest,
-                                const char *data, size_t size,
-                                uint64_t expire_ms) {
-  if (!remote || !digest_ok(digest) || !data || !size || !expire_ms)
+stc_status stc_remote_cache_put(stc_remote_cache *remote, stc_remote_kind kind,
+                                const char *digest, const char *data,
+                                size_t size, uint64_t expire_ms) {
+  if (!remote || !kind_ok(kind) || !digest_ok(digest) || !data || !size ||
+      size > kind_max_value(kind) || !expire_ms)
     return STC_ERR_INVALID;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
   char key[96], expire[32];
-  key_of(key, "rec", digest);
+  key_of(key, kind_name(kind), digest);
   snprintf(expire, sizeof expire, "%" PRIu64, expire_ms);
   const char *argv[] = {"SET", key, data, "PX", expire};
   size_t lengths[] = {3, strlen(key), size, 2, strlen(expire)};
@@ -678,20 +694,21 @@ stc_status stc_remote_cache_put(stc_remote_cache *remote, const char *digest,
   } else if (reply) {
     unexpected_reply(remote, "SET", reply); /* "OOM ...": a full server */
   }
-  if (remote->context) /* also after a refused SET: others may tune now */
+  /* Also after a refused SET: others may tune now. */
+  if (kind == STC_REMOTE_RECORD && remote->context)
     give_back_lease(remote, digest);
   release(remote);
   return status;
 }
 
 stc_status stc_remote_cache_delete(stc_remote_cache *remote,
-                                   const char *digest) {
-  if (!remote || !digest_ok(digest))
+                                   stc_remote_kind kind, const char *digest) {
+  if (!remote || !kind_ok(kind) || !digest_ok(digest))
     return STC_ERR_INVALID;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
   char key[96];
-  key_of(key, "rec", digest);
+  key_of(key, kind_name(kind), digest);
   const char *argv[] = {"DEL", key};
   size_t lengths[] = {3, strlen(key)};
   hiredis_reply *reply = command(remote, "DEL", 2, argv, lengths);
@@ -757,10 +774,11 @@ void stc_remote_cache_claim(stc_remote_cache *remote, const char *digest,
 }
 
 stc_status stc_remote_cache_scan(stc_remote_cache *remote,
+                                 stc_remote_kind kind,
                                  bool (*fn)(void *user,
                                             const stc_remote_entry *entry),
                                  void *user, stc_error *err) {
-  if (!remote || !fn)
+  if (!remote || !kind_ok(kind) || !fn)
     return STC_ERR_INVALID;
   if (acquire(remote, true) != ACQUIRED) {
     char why[512];
@@ -768,14 +786,15 @@ stc_status stc_remote_cache_scan(stc_remote_cache *remote,
     stc_error_set(err, NULL, 0, 0, "%s", why);
     return STC_ERR_IO;
   }
-  static const char pattern[] = STC_REMOTE_PREFIX "rec:*";
-  static const size_t prefix = sizeof STC_REMOTE_PREFIX "rec:" - 1;
+  char pattern[32];
+  snprintf(pattern, sizeof pattern, STC_REMOTE_PREFIX "%s:*", kind_name(kind));
+  const size_t prefix = strlen(pattern) - 1;
   char cursor[32] = "0";
   stc_status status = STC_OK;
   bool more = true;
   do {
     const char *argv[] = {"SCAN", cursor, "MATCH", pattern, "COUNT", "256"};
-    size_t lengths[] = {4, strlen(cursor), 5, sizeof pattern - 1, 5, 3};
+    size_t lengths[] = {4, strlen(cursor), 5, strlen(pattern), 5, 3};
     hiredis_reply *reply = command(remote, "SCAN", 6, argv, lengths);
     if (!reply) {
       status = STC_ERR_IO;

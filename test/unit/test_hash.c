@@ -1,0 +1,104 @@
+/* Unit tests for lib/support/hash.c's HMAC-SHA256 (RFC 2104): every test
+ * case of RFC 4231 section 4 (keys shorter than, equal to after hashing, and
+ * longer than the 64-byte block; case 5 compares the truncated 128 bits), a
+ * message split into parts equals the message whole, and the constant-time
+ * compare finds a difference in any byte. */
+#include "stc_test.h"
+
+#include "stc/hash.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void hex_of(const uint8_t *bytes, size_t size, char *out) {
+  for (size_t i = 0; i < size; ++i)
+    snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+}
+
+typedef struct hmac_vector {
+  uint8_t key_byte; /* 0: the key 0x01..0x19 of case 4, else repeated */
+  size_t key_size;
+  const char *data; /* NULL: data_byte repeated data_size times */
+  uint8_t data_byte;
+  size_t data_size;
+  const char *expected; /* hex; case 5 gives the first 128 bits only */
+} hmac_vector;
+
+STC_TEST(hmac_sha256_rfc4231_test_cases) {
+  static const hmac_vector vectors[] = {
+      {0x0b, 20, "Hi There", 0, 0,
+       "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+      {'J', 4, "what do ya want for nothing?", 0, 0,
+       "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+      {0xaa, 20, NULL, 0xdd, 50,
+       "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"},
+      {0, 25, NULL, 0xcd, 50,
+       "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"},
+      {0x0c, 20, "Test With Truncation", 0, 0,
+       "a3b6167473100ee06e0c796c2955552b"},
+      {0xaa, 131, "Test Using Larger Than Block-Size Key - Hash Key First", 0,
+       0, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
+      {0xaa, 131,
+       "This is a test using a larger than block-size key and a larger than "
+       "block-size data. The key needs to be hashed before being used by the "
+       "HMAC algorithm.",
+       0, 0,
+       "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"},
+  };
+  for (size_t v = 0; v < sizeof vectors / sizeof *vectors; ++v) {
+    uint8_t key[131], data[64];
+    for (size_t i = 0; i < vectors[v].key_size; ++i)
+      key[i] = vectors[v].key_byte ? vectors[v].key_byte : (uint8_t)(i + 1);
+    if (vectors[v].key_byte == 'J')
+      memcpy(key, "Jefe", 4);
+    const void *message = vectors[v].data;
+    size_t size = message ? strlen(vectors[v].data) : vectors[v].data_size;
+    if (!message) {
+      memset(data, vectors[v].data_byte, size);
+      message = data;
+    }
+    uint8_t mac[32];
+    char hex[65];
+    stc_hmac_sha256(key, vectors[v].key_size, message, size, mac);
+    hex_of(mac, 32, hex);
+    hex[strlen(vectors[v].expected)] = 0; /* case 5: truncated */
+    STC_CHECK_STR_EQ(hex, vectors[v].expected);
+  }
+}
+
+STC_TEST(hmac_sha256_parts_equal_the_whole_message) {
+  char message[300];
+  for (size_t i = 0; i < sizeof message; ++i)
+    message[i] = (char)(i * 7 + 3);
+  const char key[] = "a fleet key of more than thirty-two bytes, say";
+  uint8_t whole[32], split[32];
+  stc_hmac_sha256(key, sizeof key - 1, message, sizeof message, whole);
+  /* Every split point, including empty parts and block boundaries. */
+  for (size_t cut = 0; cut <= sizeof message; cut += 1) {
+    stc_hmac_part parts[] = {
+        {message, cut}, {NULL, 0}, {message + cut, sizeof message - cut}};
+    stc_hmac_sha256_parts(key, sizeof key - 1, parts, 3, split);
+    STC_CHECK(memcmp(whole, split, 32) == 0);
+  }
+  /* Another key or one flipped bit of the message: another MAC. */
+  stc_hmac_sha256(key, sizeof key - 2, message, sizeof message, split);
+  STC_CHECK(memcmp(whole, split, 32) != 0);
+  message[150] ^= 1;
+  stc_hmac_sha256(key, sizeof key - 1, message, sizeof message, split);
+  STC_CHECK(memcmp(whole, split, 32) != 0);
+}
+
+STC_TEST(constant_time_compare_finds_any_difference) {
+  uint8_t a[32], b[32];
+  for (int i = 0; i < 32; ++i)
+    a[i] = b[i] = (uint8_t)(i * 13);
+  STC_CHECK(stc_bytes_equal_constant_time(a, b, 32));
+  STC_CHECK(stc_bytes_equal_constant_time(a, b, 0));
+  for (int i = 0; i < 32; ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      b[i] ^= (uint8_t)(1u << bit);
+      STC_CHECK(!stc_bytes_equal_constant_time(a, b, 32));
+      b[i] ^= (uint8_t)(1u << bit);
+    }
+  }
+}
