@@ -277,6 +277,10 @@ void stc_rt__note_cache_warnings(stc_tuner *tuner, uint64_t before) {
                g_config.use_cache ? g_config.cache_directory : "(none)", why);
 }
 
+bool stc_rt_claim_remote_warning(void) {
+  return !atomic_exchange(&g_remote_warned, true);
+}
+
 void stc_rt__controls_reset(void) {
   pthread_mutex_lock(&g_lock);
   stc_tuner_destroy(atomic_exchange(&g_tuner, NULL));

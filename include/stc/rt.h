@@ -198,6 +198,13 @@ void stc_rt_dispatch_reports_print(FILE *stream);
  * STC_ERR_INVALID for NULL; STC_ERR_NOT_FOUND when the site holds none. */
 stc_status stc_rt_site_invalidate(stc_rt_site *site, bool ban);
 
+/* For a host that uses the fleet cache (STC_CACHE_REMOTE) itself, such as
+ * stc-run's object tier: true for the first caller in the process when the
+ * runtime has not warned about the remote tier yet; after that, neither the
+ * runtime nor another caller warns about it again (README "Fleet cache
+ * (Redis)": at most one remote warning per process). Thread-safe. */
+bool stc_rt_claim_remote_warning(void);
+
 #ifdef __cplusplus
 }
 #endif

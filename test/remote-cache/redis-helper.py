@@ -10,6 +10,9 @@ by itself after --lifetime seconds) so a failing test cannot leak one.
   cmd PORT ARG...                   one command; prints the reply (repr)
   put PORT KEY FILE                 SET KEY to FILE's bytes
   count PORT PATTERN                prints how many keys match
+  flip PORT PATTERN OFFSET          flips the low bit of the byte at OFFSET
+      (negative: from the end) of every value matching PATTERN, expiry kept;
+      prints how many values it changed
   plant PORT --winner NAME          rewrites every stored record to name
       another winner (checksum recomputed, expiry kept): a well-formed record
       that lies
@@ -391,6 +394,19 @@ def cmd_fake(argv):
     serve(directory, "fake", handle)
 
 
+def cmd_flip(argv):
+    conn, pattern, offset = Conn(argv[0]), argv[1], int(argv[2])
+    changed = 0
+    for key in conn.call("KEYS", pattern):
+        value = conn.call("GET", key)
+        at = offset if offset >= 0 else len(value) + offset
+        if value is None or not 0 <= at < len(value):
+            continue
+        conn.call("SETRANGE", key, str(at), bytes([value[at] ^ 1]))
+        changed += 1
+    print(changed)
+
+
 def cmd_fleet(argv):
     count, prefix = int(argv[0]), argv[1]
     command = argv[argv.index("--") + 1:]
@@ -408,6 +424,7 @@ def cmd_fleet(argv):
 
 
 COMMANDS = {"fleet": cmd_fleet, "plant-file": cmd_plant_file, "put": cmd_put, "start": cmd_start, "stop": cmd_stop, "cmd": cmd_cmd, "count": cmd_count,
+            "flip": cmd_flip,
             "plant": cmd_plant, "proxy": cmd_proxy, "fake": cmd_fake}
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@
 #include "stc/hash.h"
 #include "stc/input_bounds.h"
 #include "stc/object_cache.h"
+#include "stc/object_remote.h"
 #include "stc/rt.h"
 #include "stc/status.h"
 #include "stc/tuner_cache.h"
@@ -1066,6 +1067,11 @@ typedef struct object_cache_use {
   stc_object_cache *cache; /* NULL: off, or could not be opened */
   byte_buffer key;
   const char *outcome; /* for --timing */
+  /* The fleet tier (STC_CACHE_REMOTE_OBJECTS=1; README "Fleet cache
+   * (Redis)"): NULL when off. Objects from it are authenticated with
+   * fleet_key (stc/object_remote.h). */
+  stc_remote_cache *remote;
+  stc_fleet_key fleet_key;
 } object_cache_use;
 
 static void cache_warning(const char *format, ...)
@@ -1079,8 +1085,24 @@ static void cache_warning(const char *format, ...) {
   va_end(args);
 }
 
+/* A warning about the fleet tier: at most one per process, shared with the
+ * runtime's tuning-record tier (stc_rt_claim_remote_warning). */
+static void remote_warning(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+static void remote_warning(const char *format, ...) {
+  if (!stc_rt_claim_remote_warning())
+    return;
+  va_list args;
+  va_start(args, format);
+  fputs("stc-run: warning: remote object cache: ", stderr);
+  vfprintf(stderr, format, args);
+  fputs(" (no further remote warnings)\n", stderr);
+  va_end(args);
+}
+
 /* Opens the cache and builds the key; on any trouble the run goes on
- * without the cache (a fault is a warning; no directory at all is not). */
+ * without the cache (a fault is a warning; no directory at all is not).
+ * The fleet tier is used only beside a usable local cache. */
 static void cache_begin(object_cache_use *use, const run_options *options,
                         const char *text, size_t length) {
   memset(use, 0, sizeof *use);
@@ -1106,12 +1128,68 @@ static void cache_begin(object_cache_use *use, const run_options *options,
     use->cache = NULL;
   }
   free(directory);
+  stc_error_clear(&err);
+  if (use->cache && stc_object_remote_from_environment(
+                        &use->remote, &use->fleet_key, &err) != STC_OK) {
+    char message[sizeof err.file + sizeof err.message + 64];
+    stc_error_format(&err, message, sizeof message);
+    remote_warning("%s", message);
+  }
+}
+
+/* Says once why the fleet tier could not be asked, if it could not. */
+static void remote_faults_report(object_cache_use *use) {
+  char why[600];
+  if (use->remote &&
+      stc_remote_cache_last_fault(use->remote, why, sizeof why, NULL))
+    remote_warning("%s; going on with the local cache", why);
 }
 
 static void cache_end(object_cache_use *use) {
+  stc_remote_cache_close(use->remote);
+  stc_fleet_key_clear(&use->fleet_key);
   stc_object_cache_close(use->cache);
   free(use->key.data);
   memset(use, 0, sizeof *use);
+}
+
+/* After a local miss: the fleet tier. An authenticated, fresh entry of this
+ * key is written to the local cache (so this machine's next start finds it
+ * there) and used; a refused one is a warning and a compile. */
+static bool remote_lookup(object_cache_use *use, const run_options *options,
+                          stc_object_entry *entry, cached_facts *facts) {
+  const char *problem = NULL;
+  stc_status status = stc_object_remote_fetch(
+      use->remote, &use->fleet_key, use->key.data, stc_now_seconds(),
+      STC_OBJECT_CACHE_TTL_SECONDS, entry, &problem);
+  if (status == STC_ERR_NOT_FOUND && problem) {
+    char digest[65];
+    stc_sha256_hex(use->key.data, use->key.size, digest);
+    remote_warning("%s: the object stored under %.16s... %s; compiling",
+                   stc_remote_cache_url(use->remote), digest, problem);
+  }
+  if (status != STC_OK)
+    return false;
+  if (!meta_read(entry->meta, entry->meta_size, options->entry, false,
+                 facts)) {
+    remote_warning("%s: an authenticated object with unreadable metadata; "
+                   "compiling",
+                   stc_remote_cache_url(use->remote));
+    stc_object_entry_clear(entry);
+    return false;
+  }
+  meta_read(entry->meta, entry->meta_size, options->entry, true, facts);
+  stc_error err;
+  stc_error_clear(&err);
+  if (stc_object_cache_save(use->cache, entry, &err) == STC_OK) {
+    use->outcome = "hit from remote, stored locally";
+  } else {
+    char message[sizeof err.file + sizeof err.message + 64];
+    stc_error_format(&err, message, sizeof message);
+    cache_warning("cannot store the remote object: %s", message);
+    use->outcome = "hit from remote (not stored locally)";
+  }
+  return true;
 }
 
 /* True on a usable hit (*entry filled, facts read, diagnostics replayed). */
@@ -1142,7 +1220,7 @@ static bool cache_lookup(object_cache_use *use, const run_options *options,
     stc_error_format(&err, message, sizeof message);
     cache_warning("%s; compiling", message);
   }
-  return false;
+  return use->remote && remote_lookup(use, options, entry, facts);
 }
 
 static void cache_store(object_cache_use *use, const byte_buffer *meta,
@@ -1153,21 +1231,35 @@ static void cache_store(object_cache_use *use, const byte_buffer *meta,
     use->outcome = "miss (not stored: out of memory)";
     return;
   }
+  int64_t now = stc_now_seconds();
   stc_object_entry entry = {.key = use->key.data,
+                            .created = now,
                             .meta = meta->data,
                             .meta_size = meta->size,
                             .object = (char *)object,
                             .object_size = object_size};
   stc_error err;
   stc_error_clear(&err);
-  if (stc_object_cache_save(use->cache, &entry, &err) == STC_OK) {
-    use->outcome = "miss, stored";
-    return;
+  bool stored = stc_object_cache_save(use->cache, &entry, &err) == STC_OK;
+  if (!stored) {
+    char message[sizeof err.file + sizeof err.message + 64];
+    stc_error_format(&err, message, sizeof message);
+    cache_warning("cannot store: %s", message);
   }
-  char message[sizeof err.file + sizeof err.message + 64];
-  stc_error_format(&err, message, sizeof message);
-  cache_warning("cannot store: %s", message);
-  use->outcome = "miss (not stored)";
+  stc_status remote = STC_ERR_UNAVAILABLE;
+  if (use->remote) {
+    remote = stc_object_remote_store(use->remote, &use->fleet_key, &entry, now,
+                                     STC_OBJECT_CACHE_TTL_SECONDS);
+    if (remote == STC_ERR_INVALID)
+      remote_warning("%s: not stored: the object is bigger than the tier's "
+                     "bound (%u MiB)",
+                     stc_remote_cache_url(use->remote),
+                     STC_REMOTE_MAX_OBJECT_VALUE >> 20);
+  }
+  use->outcome = stored ? (remote == STC_OK ? "miss, stored locally and remote"
+                                            : "miss, stored")
+                        : (remote == STC_OK ? "miss, stored remote only"
+                                            : "miss (not stored)");
 }
 
 /* ---- the whole flow ---- */
@@ -1326,6 +1418,7 @@ static int run(const run_options *options) {
     stc_object_entry_clear(&entry);
   else
     free(object);
+  remote_faults_report(&use);
   if (options->timing)
     print_timing(&times, use.outcome);
   cache_end(&use);
