@@ -103,6 +103,11 @@ void stc__cache_listing_free(stc_cache_listing *listing);
 int stc__cache_collect_remote(const stc_cache_tool *tool,
                               stc_cache_listing *out);
 int stc__cache_remove_remote(const stc_cache_tool *tool, bool everything);
+/* Opens the tier at url for a tool: 2 s timeout (unless
+ * STC_CACHE_REMOTE_TIMEOUT_MS says otherwise), no backoff. An exit code;
+ * errors are printed. */
+struct stc_remote_cache;
+int stc__cache_remote_open(const char *url, struct stc_remote_cache **out);
 
 /* A record's state as one phrase: "fresh", "expired" or the problem. */
 const char *stc__cache_item_state(const stc_cache_item *item);

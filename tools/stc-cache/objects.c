@@ -3,10 +3,19 @@
  * tuning records: list (one row per entry file, oldest first), show (one
  * entry's fields), verify (one line per bad file, exit 1 when any), prune
  * (invalid, expired, then the oldest beyond --capacity, default 64) and
- * clear. Like the tuning commands, none creates a missing directory. */
+ * clear. Like the tuning commands, none creates a missing directory.
+ * With --remote=URL the same commands on the objects a Redis server holds
+ * for stc-run's STC_CACHE_REMOTE_OBJECTS (README "Fleet cache (Redis)"),
+ * each judged as stc-run judges it: authenticated under the fleet key
+ * (STC_CACHE_REMOTE_KEY_FILE), decoded strictly, holding the key its name
+ * is the digest of, fresh under --ttl; items are named by their Redis keys
+ * and listed in the server's order; prune removes the bad and expired ones
+ * (Redis bounds the size); clear needs no key. */
 #include "cache_tool.h"
 
+#include "stc/hash.h"
 #include "stc/object_cache.h"
+#include "stc/object_remote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +158,199 @@ static bool visit(void *user, const stc_object_listing *item) {
   return true;
 }
 
+/* The summary after a listing (list, verify, show); an exit code. */
+static int objects_report(const objects_walk *walk, const char *command) {
+  size_t total = walk->valid + walk->invalid;
+  if (strcmp(command, "list") == 0) {
+    if (total == 0)
+      printf("no object entries\n");
+    else
+      printf("%zu object entr%s: %zu fresh, %zu invalid\n", total,
+             total == 1 ? "y" : "ies", walk->valid, walk->invalid);
+  } else if (walk->verify) {
+    printf("%zu object entr%s checked, %zu bad\n", total,
+           total == 1 ? "y" : "ies", walk->invalid);
+    if (walk->invalid)
+      return STC_CACHE_EXIT_FAILURE;
+  } else if (walk->wanted) {
+    if (walk->shown == 0)
+      return stc__cache_fail("no object entry matches '%s'", walk->wanted);
+    if (walk->shown > 1)
+      return stc__cache_fail("'%s' matches %zu object entries; give more "
+                             "of the id",
+                             walk->wanted, walk->shown);
+  }
+  return STC_CACHE_EXIT_OK;
+}
+
+/* ---- --remote ----------------------------------------------------------- */
+
+typedef struct remote_item {
+  char path[96]; /* "stc:v1:obj:<digest>" */
+  const char *name; /* the digest, inside path */
+  stc_status status;
+  const char *problem;
+  stc_object_entry entry; /* key and sizes only (buffers freed) */
+  uint64_t value_size;
+} remote_item;
+
+typedef struct remote_walk {
+  const stc_cache_tool *tool;
+  const stc_fleet_key *key; /* NULL: not judged (clear) */
+  int64_t now;
+  remote_item *items;
+  size_t count, capacity;
+  bool out_of_memory;
+} remote_walk;
+
+static bool remote_collect_one(void *user, const stc_remote_entry *value) {
+  remote_walk *walk = user;
+  if (walk->count == walk->capacity) {
+    size_t grown = walk->capacity ? 2 * walk->capacity : 16;
+    remote_item *items = realloc(walk->items, grown * sizeof *items);
+    if (!items) {
+      walk->out_of_memory = true;
+      return false;
+    }
+    walk->items = items;
+    walk->capacity = grown;
+  }
+  remote_item *item = &walk->items[walk->count++];
+  memset(item, 0, sizeof *item);
+  snprintf(item->path, sizeof item->path, "stc:v1:obj:%s", value->digest);
+  item->name = item->path + strlen("stc:v1:obj:");
+  item->value_size = value->size;
+  if (!walk->key)
+    return true;
+  const char *body = NULL;
+  size_t body_size = 0;
+  item->status = stc_object_remote_unseal(walk->key, value->digest, value->data,
+                                          value->size, &body, &body_size,
+                                          &item->problem);
+  if (item->status == STC_OK)
+    item->status = stc_object_entry_decode(body, body_size, &item->entry,
+                                           &item->problem);
+  if (item->status != STC_OK)
+    return true;
+  free(item->entry.object);
+  free(item->entry.meta);
+  item->entry.object = item->entry.meta = NULL;
+  char digest[65];
+  stc_sha256_hex(item->entry.key, strlen(item->entry.key), digest);
+  if (strcmp(digest, value->digest) != 0) {
+    item->status = STC_ERR_CORRUPT;
+    item->problem = "Redis key does not match its entry's key";
+  } else if (item->entry.created < walk->now &&
+             (uint64_t)walk->now - (uint64_t)item->entry.created >=
+                 walk->tool->ttl_seconds) {
+    item->status = STC_ERR_NOT_FOUND;
+    item->problem = "expired";
+  } else if (item->entry.created > walk->now &&
+             (uint64_t)item->entry.created - (uint64_t)walk->now > 60) {
+    item->status = STC_ERR_NOT_FOUND;
+    item->problem = "created in the future";
+  }
+  if (item->status != STC_OK)
+    stc_object_entry_clear(&item->entry);
+  return true;
+}
+
+static int objects_remote(const stc_cache_tool *tool) {
+  const char *command = tool->command;
+  bool clear = strcmp(command, "clear") == 0;
+  stc_fleet_key *key = NULL;
+  int code = STC_CACHE_EXIT_OK;
+  if (!clear) {
+    const char *path = getenv("STC_CACHE_REMOTE_KEY_FILE");
+    if (!path || !path[0])
+      return stc__cache_fail("'--objects --remote' %s needs the fleet key: "
+                             "set STC_CACHE_REMOTE_KEY_FILE",
+                             command);
+    key = malloc(sizeof *key);
+    if (!key)
+      return stc__cache_fail("out of memory");
+    stc_error err;
+    stc_error_clear(&err);
+    stc_status status = stc_fleet_key_load(path, key, &err);
+    if (status != STC_OK) {
+      free(key);
+      return stc__cache_fail_status(status, &err);
+    }
+  }
+  stc_remote_cache *remote = NULL;
+  code = stc__cache_remote_open(tool->remote, &remote);
+  remote_walk collected = {.tool = tool, .key = key, .now = stc__cache_now(tool)};
+  stc_error err;
+  stc_error_clear(&err);
+  stc_status status = STC_OK;
+  if (code == STC_CACHE_EXIT_OK) {
+    status = stc_remote_cache_scan(remote, STC_REMOTE_OBJECT,
+                                   remote_collect_one, &collected, &err);
+    if (status == STC_OK && collected.out_of_memory) {
+      status = STC_ERR_NOMEM;
+      stc_error_set(&err, NULL, 0, 0, "out of memory listing %s",
+                    tool->remote);
+    }
+    if (status != STC_OK)
+      code = stc__cache_fail_status(status, &err);
+  }
+  if (code == STC_CACHE_EXIT_OK &&
+      (clear || strcmp(command, "prune") == 0)) {
+    size_t removed = 0;
+    for (size_t i = 0; code == STC_CACHE_EXIT_OK && i < collected.count; ++i) {
+      const remote_item *item = &collected.items[i];
+      if (!clear && item->status == STC_OK)
+        continue;
+      if (stc_remote_cache_delete(remote, STC_REMOTE_OBJECT, item->name) !=
+          STC_OK) {
+        char why[512];
+        stc_remote_cache_last_fault(remote, why, sizeof why, NULL);
+        code = stc__cache_fail("%s: cannot remove: %s", item->path, why);
+      } else {
+        removed++;
+      }
+    }
+    if (code == STC_CACHE_EXIT_OK)
+      printf("removed %zu object entr%s\n", removed,
+             removed == 1 ? "y" : "ies");
+  } else if (code == STC_CACHE_EXIT_OK) {
+    objects_walk walk = {.tool = tool, .now = collected.now};
+    walk.verify = strcmp(command, "verify") == 0;
+    if (strcmp(command, "show") == 0) {
+      walk.wanted = tool->args[0];
+      const char *colon = strrchr(walk.wanted, ':');
+      if (colon)
+        walk.wanted = colon + 1;
+    }
+    if (strcmp(command, "list") == 0)
+      printf("%-12s  %10s  %-3s  %-14s  %-6s  %s\n", "ID", "BYTES", "OPT",
+             "INPUT", "KIND", "STATE");
+    for (size_t i = 0; i < collected.count; ++i) {
+      const remote_item *item = &collected.items[i];
+      stc_object_listing listing = {.path = item->path,
+                                    .name = item->name,
+                                    .status = item->status,
+                                    .entry = &item->entry,
+                                    .problem = item->problem,
+                                    .file_size = item->value_size};
+      visit(&walk, &listing);
+    }
+    code = objects_report(&walk, command);
+  }
+  for (size_t i = 0; i < collected.count; ++i)
+    stc_object_entry_clear(&collected.items[i].entry);
+  free(collected.items);
+  stc_remote_cache_close(remote);
+  if (key) {
+    stc_fleet_key_clear(key);
+    free(key);
+  }
+  return code;
+}
+
 int stc__cache_objects(const stc_cache_tool *tool) {
+  if (tool->remote)
+    return objects_remote(tool);
   size_t capacity =
       tool->capacity_set ? tool->capacity : STC_OBJECT_CACHE_CAPACITY;
   stc_object_cache *cache = NULL;
@@ -182,27 +383,8 @@ int stc__cache_objects(const stc_cache_tool *tool) {
              "INPUT", "KIND", "STATE");
     if (cache)
       status = stc_object_cache_list(cache, visit, &walk, &err);
-    if (status == STC_OK && strcmp(command, "list") == 0) {
-      if (walk.valid + walk.invalid == 0)
-        printf("no object entries\n");
-      else
-        printf("%zu object entr%s: %zu fresh, %zu invalid\n",
-               walk.valid + walk.invalid,
-               walk.valid + walk.invalid == 1 ? "y" : "ies", walk.valid,
-               walk.invalid);
-    } else if (status == STC_OK && walk.verify) {
-      printf("%zu object entr%s checked, %zu bad\n", walk.valid + walk.invalid,
-             walk.valid + walk.invalid == 1 ? "y" : "ies", walk.invalid);
-      if (walk.invalid)
-        code = STC_CACHE_EXIT_FAILURE;
-    } else if (status == STC_OK && walk.wanted) {
-      if (walk.shown == 0)
-        code = stc__cache_fail("no object entry matches '%s'", walk.wanted);
-      else if (walk.shown > 1)
-        code = stc__cache_fail("'%s' matches %zu object entries; give more "
-                               "of the id",
-                               walk.wanted, walk.shown);
-    }
+    if (status == STC_OK)
+      code = objects_report(&walk, command);
   }
   if (status != STC_OK)
     code = stc__cache_fail_status(status, &err);

@@ -18,7 +18,7 @@
 
 /* The tool waits longer than a running program would (2 s unless
  * STC_CACHE_REMOTE_TIMEOUT_MS says otherwise), and never backs off. */
-static int stc_remote_open(const char *url, stc_remote_cache **out) {
+int stc__cache_remote_open(const char *url, stc_remote_cache **out) {
   stc_remote_options options;
   stc_remote_options_init(&options);
   options.timeout_ms = 2000;
@@ -112,7 +112,7 @@ int stc__cache_collect_remote(const stc_cache_tool *tool,
                               stc_cache_listing *out) {
   memset(out, 0, sizeof *out);
   stc_remote_cache *remote;
-  int exit_code = stc_remote_open(tool->remote, &remote);
+  int exit_code = stc__cache_remote_open(tool->remote, &remote);
   if (exit_code != STC_CACHE_EXIT_OK)
     return exit_code;
   exit_code = stc_remote_collect(tool, remote, out);
@@ -122,7 +122,7 @@ int stc__cache_collect_remote(const stc_cache_tool *tool,
 
 int stc__cache_remove_remote(const stc_cache_tool *tool, bool everything) {
   stc_remote_cache *remote;
-  int exit_code = stc_remote_open(tool->remote, &remote);
+  int exit_code = stc__cache_remote_open(tool->remote, &remote);
   if (exit_code != STC_CACHE_EXIT_OK)
     return exit_code;
   stc_cache_listing listing;

@@ -45,7 +45,9 @@ static const char usage[] =
     "                      list (id, bytes, -O level, input digest, plain or\n"
     "                      tuned, state; --long adds the key), show ID,\n"
     "                      verify, prune (capacity 64 unless --capacity),\n"
-    "                      clear\n"
+    "                      clear; with --remote=URL, the fleet's objects in\n"
+    "                      Redis, authenticated with the fleet key in\n"
+    "                      $STC_CACHE_REMOTE_KEY_FILE (clear needs none)\n"
     "\n"
     "options:\n"
     "  --dir=DIR           the cache directory; default $STC_CACHE_DIR, else\n"
@@ -306,11 +308,6 @@ int main(int argc, char **argv) {
   }
   if (status == STC_CACHE_EXIT_OK)
     status = stc_cache_apply(command, &parsed, &tool);
-  /* The fleet tier holds tuning records only (README, "Fleet cache"). */
-  if (status == STC_CACHE_EXIT_OK && tool.objects && tool.remote)
-    status = stc__cache_usage_error(
-        "'--objects' and '--remote' cannot be combined: the fleet cache holds "
-        "tuning records, not compiled objects");
 
   if (status == STC_CACHE_EXIT_OK) {
     const char *dir = parsed.values[STC_OPTION_DIR];
