@@ -86,8 +86,7 @@ stc_status stc_object_remote_from_environment(stc_remote_cache **remote,
 stc_status stc_object_remote_fetch(stc_remote_cache *remote,
                                    const stc_fleet_key *key,
                                    const char *cache_key, int64_t now,
-                                   uint64_t ttl_seconds,
-                                   stc_object_entry *out,
+                                   uint64_t ttl_seconds, stc_object_entry *out,
                                    const char **problem);
 /* Stores entry (created must be set) sealed under key, expiring when it
  * goes stale (created + ttl_seconds). STC_ERR_INVALID when the entry is

@@ -7,9 +7,10 @@
  * "stc:v<format>:rec:<sha256 hex of key>", with short leases under
  * "stc:v<format>:lease:<...>" so that one machine tunes a key while the
  * others run the reference; and stc-run's compiled objects (authenticated
- * by the caller, stc/object_remote.h) under "stc:v<format>:obj:<...>". It talks to Redis through hiredis 0.14
- * (Debian 12's libhiredis0.14), loaded with dlopen on first use: a machine
- * without it still runs, and the tier reports a fault.
+ * by the caller, stc/object_remote.h) under "stc:v<format>:obj:<...>". It talks
+ * to Redis through hiredis 0.14 (Debian 12's libhiredis0.14), loaded with
+ * dlopen on first use: a machine without it still runs, and the tier reports a
+ * fault.
  *
  * Never blocking for long: every connect and command has a timeout
  * (timeout_ms); after a transport failure (refused, timed out, closed,
@@ -100,8 +101,8 @@ stc_status stc_remote_cache_put(stc_remote_cache *remote, stc_remote_kind kind,
 /* Removes the value of kind under digest; a missing one is STC_OK. */
 stc_status stc_remote_cache_delete(stc_remote_cache *remote,
                                    stc_remote_kind kind, const char *digest);
-/* Asks whether this process may tune (record) digest now: *granted is true when it
- * took the lease (lease_ms), or when the server cannot be used (tuning then
+/* Asks whether this process may tune (record) digest now: *granted is true when
+ * it took the lease (lease_ms), or when the server cannot be used (tuning then
  * stays local, as without the tier); false when another process holds the
  * lease, when a record appeared meanwhile (look again), or when the
  * connection is busy. */
@@ -118,11 +119,10 @@ typedef struct stc_remote_entry {
 } stc_remote_entry;
 
 /* Calls fn for every value of kind of this format version (SCAN, in the
- * server's order); fn returns false to stop. Waits for the server like any command
- * (no try-lock, no backoff): meant for tools. STC_ERR_IO with err set when
- * the server cannot be used. */
-stc_status stc_remote_cache_scan(stc_remote_cache *remote,
-                                 stc_remote_kind kind,
+ * server's order); fn returns false to stop. Waits for the server like any
+ * command (no try-lock, no backoff): meant for tools. STC_ERR_IO with err set
+ * when the server cannot be used. */
+stc_status stc_remote_cache_scan(stc_remote_cache *remote, stc_remote_kind kind,
                                  bool (*fn)(void *user,
                                             const stc_remote_entry *entry),
                                  void *user, stc_error *err);

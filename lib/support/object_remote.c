@@ -1,4 +1,5 @@
-/* stc-run's compiled objects in the fleet tier (see include/stc/object_remote.h).
+/* stc-run's compiled objects in the fleet tier (see
+ * include/stc/object_remote.h).
  *
  * In: an object-cache entry and the fleet key. Out: the authenticated value
  * stored under "stc:v1:obj:<digest>" through the remote tier (tuner_remote.h,
@@ -87,8 +88,8 @@ stc_status stc_fleet_key_load(const char *path, stc_fleet_key *key,
         break;
       used += (size_t)got;
     }
-    if (status == STC_OK && (used < STC_FLEET_KEY_MIN_BYTES ||
-                             used != (size_t)st.st_size)) {
+    if (status == STC_OK &&
+        (used < STC_FLEET_KEY_MIN_BYTES || used != (size_t)st.st_size)) {
       stc_error_set(err, path, 0, 0, "the fleet key changed while read");
       status = STC_ERR_IO;
     }
@@ -245,8 +246,7 @@ stc_status stc_object_remote_from_environment(stc_remote_cache **remote,
 stc_status stc_object_remote_fetch(stc_remote_cache *remote,
                                    const stc_fleet_key *key,
                                    const char *cache_key, int64_t now,
-                                   uint64_t ttl_seconds,
-                                   stc_object_entry *out,
+                                   uint64_t ttl_seconds, stc_object_entry *out,
                                    const char **problem) {
   const char *ignored;
   if (!problem)
@@ -266,8 +266,8 @@ stc_status stc_object_remote_fetch(stc_remote_cache *remote,
     return status;
   const char *body = NULL;
   size_t body_size = 0;
-  status = stc_object_remote_unseal(key, digest, data, size, &body,
-                                    &body_size, problem);
+  status = stc_object_remote_unseal(key, digest, data, size, &body, &body_size,
+                                    problem);
   if (status == STC_OK)
     status = stc_object_entry_decode(body, body_size, out, problem);
   free(data);
@@ -310,13 +310,13 @@ stc_status stc_object_remote_store(stc_remote_cache *remote,
     return status;
   char digest[65];
   stc_sha256_hex(entry->key, strlen(entry->key), digest);
-  status = stc_object_remote_seal(key, digest, bytes, size, &value,
-                                  &value_size);
+  status =
+      stc_object_remote_seal(key, digest, bytes, size, &value, &value_size);
   free(bytes);
   if (status != STC_OK)
     return status;
-  uint64_t expire_ms = left_seconds > UINT64_MAX / 1000 ? UINT64_MAX
-                                                        : left_seconds * 1000;
+  uint64_t expire_ms =
+      left_seconds > UINT64_MAX / 1000 ? UINT64_MAX : left_seconds * 1000;
   status = value_size > STC_REMOTE_MAX_OBJECT_VALUE
                ? STC_ERR_INVALID
                : stc_remote_cache_put(remote, STC_REMOTE_OBJECT, digest, value,

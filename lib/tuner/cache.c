@@ -1331,7 +1331,8 @@ static stc_status stc_cache_load_remote(stc_disk_cache *cache, const char *key,
   stc_sha256_hex(key, strlen(key), digest);
   char *data = NULL;
   size_t size = 0;
-  if (stc_remote_cache_get(cache->remote, STC_REMOTE_RECORD, digest, &data, &size) != STC_OK)
+  if (stc_remote_cache_get(cache->remote, STC_REMOTE_RECORD, digest, &data,
+                           &size) != STC_OK)
     return STC_ERR_NOT_FOUND;
   const char *problem = NULL;
   stc_cache_record record;
@@ -1379,7 +1380,8 @@ static void stc_cache_save_remote(stc_disk_cache *cache,
   stc_sha256_hex(record->key, key_length, digest);
   uint64_t expire_ms = left_seconds > UINT64_MAX / 1000 ? UINT64_MAX
                                                         : left_seconds * 1000;
-  stc_remote_cache_put(cache->remote, STC_REMOTE_RECORD, digest, data, size, expire_ms);
+  stc_remote_cache_put(cache->remote, STC_REMOTE_RECORD, digest, data, size,
+                       expire_ms);
   free(data);
 }
 

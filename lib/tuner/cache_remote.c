@@ -773,8 +773,7 @@ void stc_remote_cache_claim(stc_remote_cache *remote, const char *digest,
   release(remote);
 }
 
-stc_status stc_remote_cache_scan(stc_remote_cache *remote,
-                                 stc_remote_kind kind,
+stc_status stc_remote_cache_scan(stc_remote_cache *remote, stc_remote_kind kind,
                                  bool (*fn)(void *user,
                                             const stc_remote_entry *entry),
                                  void *user, stc_error *err) {

@@ -48,9 +48,9 @@ STC_TEST(object_remote_seal_round_trip_and_every_flip_refused) {
   const char entry[] = "entry bytes\0with a NUL and an object";
   char *value;
   size_t size;
-  STC_CHECK_EQ_INT(stc_object_remote_seal(&key, digest, entry, sizeof entry,
-                                          &value, &size),
-                   STC_OK);
+  STC_CHECK_EQ_INT(
+      stc_object_remote_seal(&key, digest, entry, sizeof entry, &value, &size),
+      STC_OK);
   const char *body, *problem;
   size_t body_size;
   STC_CHECK_EQ_INT(stc_object_remote_unseal(&key, digest, value, size, &body,
@@ -70,18 +70,18 @@ STC_TEST(object_remote_seal_round_trip_and_every_flip_refused) {
   for (size_t i = 0; i < size; ++i) {
     value[i] ^= 0x01;
     problem = NULL;
-    refused += stc_object_remote_unseal(&key, digest, value, size, &body,
-                                        &body_size, &problem) ==
-                   STC_ERR_CORRUPT &&
-               problem;
+    refused +=
+        stc_object_remote_unseal(&key, digest, value, size, &body, &body_size,
+                                 &problem) == STC_ERR_CORRUPT &&
+        problem;
     value[i] ^= 0x01;
   }
   STC_CHECK_EQ_U64(refused, size);
   refused = 0;
   for (size_t length = 0; length < size; ++length)
-    refused += stc_object_remote_unseal(&key, digest, value, length, &body,
-                                        &body_size, &problem) ==
-               STC_ERR_CORRUPT;
+    refused +=
+        stc_object_remote_unseal(&key, digest, value, length, &body, &body_size,
+                                 &problem) == STC_ERR_CORRUPT;
   STC_CHECK_EQ_U64(refused, size);
   free(value);
   /* No key: nothing is sealed or opened. */
@@ -107,8 +107,7 @@ STC_TEST(object_remote_fleet_key_file_checks) {
   for (size_t i = 0; i < sizeof loose / sizeof *loose; ++i) {
     STC_CHECK(chmod(path, loose[i]) == 0);
     stc_error_clear(&err);
-    STC_CHECK_EQ_INT(stc_fleet_key_load(path, &key, &err),
-                     STC_ERR_PERMISSION);
+    STC_CHECK_EQ_INT(stc_fleet_key_load(path, &key, &err), STC_ERR_PERMISSION);
     STC_CHECK_CONTAINS(err.message, "group or others");
     STC_CHECK_EQ_U64(key.size, 0);
   }

@@ -365,8 +365,9 @@ STC_TEST(remote_missing_library_is_one_fault) {
   char *data = NULL;
   size_t size = 0;
   for (int i = 0; i < 3; i++)
-    STC_CHECK_EQ_INT(stc_remote_cache_get(remote, STC_REMOTE_RECORD, digest_a, &data, &size),
-                     STC_ERR_UNAVAILABLE);
+    STC_CHECK_EQ_INT(
+        stc_remote_cache_get(remote, STC_REMOTE_RECORD, digest_a, &data, &size),
+        STC_ERR_UNAVAILABLE);
   bool granted = false;
   stc_remote_cache_claim(remote, digest_a, &granted);
   STC_CHECK(granted); /* no fleet to ask: tune here */
@@ -388,11 +389,13 @@ STC_TEST(remote_refused_connection_backs_off) {
   STC_CHECK_EQ_INT(stc_remote_cache_open(url, NULL, &remote, NULL), STC_OK);
   char *data = NULL;
   size_t size = 0;
-  STC_CHECK_EQ_INT(stc_remote_cache_get(remote, STC_REMOTE_RECORD, digest_a, &data, &size),
-                   STC_ERR_UNAVAILABLE);
+  STC_CHECK_EQ_INT(
+      stc_remote_cache_get(remote, STC_REMOTE_RECORD, digest_a, &data, &size),
+      STC_ERR_UNAVAILABLE);
   /* Backing off: no second attempt, no second fault. */
-  STC_CHECK_EQ_INT(stc_remote_cache_put(remote, STC_REMOTE_RECORD, digest_a, "x", 1, 1000),
-                   STC_ERR_UNAVAILABLE);
+  STC_CHECK_EQ_INT(
+      stc_remote_cache_put(remote, STC_REMOTE_RECORD, digest_a, "x", 1, 1000),
+      STC_ERR_UNAVAILABLE);
   bool granted = false;
   stc_remote_cache_claim(remote, digest_a, &granted);
   STC_CHECK(granted);
@@ -424,26 +427,30 @@ STC_TEST(remote_round_trip_and_leases) {
   char *data = NULL;
   size_t size = 0;
   bool granted = false;
-  STC_CHECK_EQ_INT(stc_remote_cache_get(first, STC_REMOTE_RECORD, digest_a, &data, &size),
-                   STC_ERR_NOT_FOUND);
+  STC_CHECK_EQ_INT(
+      stc_remote_cache_get(first, STC_REMOTE_RECORD, digest_a, &data, &size),
+      STC_ERR_NOT_FOUND);
   stc_remote_cache_claim(first, digest_a, &granted);
   STC_CHECK(granted);
   stc_remote_cache_claim(second, digest_a, &granted);
   STC_CHECK(!granted);
   /* The second now knows the lease is held: no round trip until poll_ms. */
   unsigned before = atomic_load(&fake->commands);
-  STC_CHECK_EQ_INT(stc_remote_cache_get(second, STC_REMOTE_RECORD, digest_a, &data, &size),
-                   STC_ERR_NOT_FOUND);
+  STC_CHECK_EQ_INT(
+      stc_remote_cache_get(second, STC_REMOTE_RECORD, digest_a, &data, &size),
+      STC_ERR_NOT_FOUND);
   stc_remote_cache_claim(second, digest_a, &granted);
   STC_CHECK(!granted);
   STC_CHECK_EQ_U64(atomic_load(&fake->commands), before);
   /* The holder stores its record; that gives the lease back. */
-  STC_CHECK_EQ_INT(stc_remote_cache_put(first, STC_REMOTE_RECORD, digest_a, "rec\0ord", 7, 60000),
+  STC_CHECK_EQ_INT(stc_remote_cache_put(first, STC_REMOTE_RECORD, digest_a,
+                                        "rec\0ord", 7, 60000),
                    STC_OK);
   STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:lease:"), 0);
   STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:rec:"), 1);
-  STC_CHECK_EQ_INT(stc_remote_cache_get(first, STC_REMOTE_RECORD, digest_a, &data, &size),
-                   STC_OK);
+  STC_CHECK_EQ_INT(
+      stc_remote_cache_get(first, STC_REMOTE_RECORD, digest_a, &data, &size),
+      STC_OK);
   STC_CHECK_EQ_U64(size, 7);
   STC_CHECK(memcmp(data, "rec\0ord", 7) == 0);
   free(data);
@@ -454,7 +461,8 @@ STC_TEST(remote_round_trip_and_leases) {
   stc_remote_cache_claim(third, digest_a, &granted);
   STC_CHECK(!granted);
   STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:lease:"), 0);
-  STC_CHECK_EQ_INT(stc_remote_cache_delete(third, STC_REMOTE_RECORD, digest_a), STC_OK);
+  STC_CHECK_EQ_INT(stc_remote_cache_delete(third, STC_REMOTE_RECORD, digest_a),
+                   STC_OK);
   STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:rec:"), 0);
   STC_CHECK(!stc_remote_cache_last_fault(first, (char[8]){0}, 8, NULL));
   stc_remote_cache_close(first);

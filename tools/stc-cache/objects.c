@@ -186,7 +186,7 @@ static int objects_report(const objects_walk *walk, const char *command) {
 /* ---- --remote ----------------------------------------------------------- */
 
 typedef struct remote_item {
-  char path[96]; /* "stc:v1:obj:<digest>" */
+  char path[96];    /* "stc:v1:obj:<digest>" */
   const char *name; /* the digest, inside path */
   stc_status status;
   const char *problem;
@@ -224,12 +224,12 @@ static bool remote_collect_one(void *user, const stc_remote_entry *value) {
     return true;
   const char *body = NULL;
   size_t body_size = 0;
-  item->status = stc_object_remote_unseal(walk->key, value->digest, value->data,
-                                          value->size, &body, &body_size,
-                                          &item->problem);
+  item->status =
+      stc_object_remote_unseal(walk->key, value->digest, value->data,
+                               value->size, &body, &body_size, &item->problem);
   if (item->status == STC_OK)
-    item->status = stc_object_entry_decode(body, body_size, &item->entry,
-                                           &item->problem);
+    item->status =
+        stc_object_entry_decode(body, body_size, &item->entry, &item->problem);
   if (item->status != STC_OK)
     return true;
   free(item->entry.object);
@@ -279,7 +279,8 @@ static int objects_remote(const stc_cache_tool *tool) {
   }
   stc_remote_cache *remote = NULL;
   code = stc__cache_remote_open(tool->remote, &remote);
-  remote_walk collected = {.tool = tool, .key = key, .now = stc__cache_now(tool)};
+  remote_walk collected = {
+      .tool = tool, .key = key, .now = stc__cache_now(tool)};
   stc_error err;
   stc_error_clear(&err);
   stc_status status = STC_OK;
@@ -288,14 +289,12 @@ static int objects_remote(const stc_cache_tool *tool) {
                                    remote_collect_one, &collected, &err);
     if (status == STC_OK && collected.out_of_memory) {
       status = STC_ERR_NOMEM;
-      stc_error_set(&err, NULL, 0, 0, "out of memory listing %s",
-                    tool->remote);
+      stc_error_set(&err, NULL, 0, 0, "out of memory listing %s", tool->remote);
     }
     if (status != STC_OK)
       code = stc__cache_fail_status(status, &err);
   }
-  if (code == STC_CACHE_EXIT_OK &&
-      (clear || strcmp(command, "prune") == 0)) {
+  if (code == STC_CACHE_EXIT_OK && (clear || strcmp(command, "prune") == 0)) {
     size_t removed = 0;
     for (size_t i = 0; code == STC_CACHE_EXIT_OK && i < collected.count; ++i) {
       const remote_item *item = &collected.items[i];

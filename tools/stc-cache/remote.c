@@ -88,8 +88,8 @@ static int stc_remote_collect(const stc_cache_tool *tool,
   stc_remote_collector collector = {out, 0, false};
   stc_error err;
   stc_error_clear(&err);
-  stc_status status =
-      stc_remote_cache_scan(remote, STC_REMOTE_RECORD, stc_remote_collect_one, &collector, &err);
+  stc_status status = stc_remote_cache_scan(
+      remote, STC_REMOTE_RECORD, stc_remote_collect_one, &collector, &err);
   if (status == STC_OK && collector.out_of_memory) {
     status = STC_ERR_NOMEM;
     stc_error_set(&err, NULL, 0, 0, "out of memory listing %s",
@@ -133,7 +133,8 @@ int stc__cache_remove_remote(const stc_cache_tool *tool, bool everything) {
     const stc_cache_item *item = &listing.items[i];
     if (!everything && item->status == STC_OK && !item->expired)
       continue;
-    if (stc_remote_cache_delete(remote, STC_REMOTE_RECORD, item->name) != STC_OK) {
+    if (stc_remote_cache_delete(remote, STC_REMOTE_RECORD, item->name) !=
+        STC_OK) {
       char why[512];
       stc_remote_cache_last_fault(remote, why, sizeof why, NULL);
       exit_code = stc__cache_fail("%s: cannot remove: %s", item->path, why);

@@ -1170,8 +1170,7 @@ static bool remote_lookup(object_cache_use *use, const run_options *options,
   }
   if (status != STC_OK)
     return false;
-  if (!meta_read(entry->meta, entry->meta_size, options->entry, false,
-                 facts)) {
+  if (!meta_read(entry->meta, entry->meta_size, options->entry, false, facts)) {
     remote_warning("%s: an authenticated object with unreadable metadata; "
                    "compiling",
                    stc_remote_cache_url(use->remote));
