@@ -10,6 +10,7 @@
 #include "stc_test.h"
 
 #include "stc/hash.h"
+#include "stc/object_remote.h"
 #include "stc/tuner.h"
 #include "stc/tuner_cache.h"
 #include "stc/tuner_remote.h"
@@ -570,6 +571,99 @@ static stc_tuner *fleet_tuner(const char *directory, const char *url,
     return NULL;
   }
   return tuner;
+}
+
+/* The object kind: its own namespace ("stc:v1:obj:", never a record), its
+ * own size bound, no lease; an object stored sealed under one fleet key is
+ * fetched back byte for byte under it and refused under another. */
+STC_TEST(remote_objects_namespace_bound_and_authentication) {
+  if (!have_hiredis())
+    STC_SKIP("libhiredis.so.0.14 is not installed (apt-get install "
+             "libhiredis-dev)");
+  fake_redis *fake = fake_start();
+  STC_CHECK(fake != NULL);
+  char url[64];
+  fake_url(fake, url);
+  stc_remote_cache *remote;
+  STC_CHECK_EQ_INT(stc_remote_cache_open(url, NULL, &remote, NULL), STC_OK);
+  /* Bounds are checked before the bytes are read. */
+  STC_CHECK_EQ_INT(stc_remote_cache_put(remote, STC_REMOTE_RECORD, digest_a,
+                                        "x", STC_REMOTE_MAX_RECORD_VALUE + 1,
+                                        1000),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_remote_cache_put(remote, STC_REMOTE_OBJECT, digest_a,
+                                        "x", STC_REMOTE_MAX_OBJECT_VALUE + 1,
+                                        1000),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_remote_cache_put(remote, (stc_remote_kind)7, digest_a,
+                                        "x", 1, 1000),
+                   STC_ERR_INVALID);
+
+  stc_fleet_key key = {.size = 32}, other = {.size = 32};
+  for (int i = 0; i < 32; i++) {
+    key.bytes[i] = (uint8_t)(i + 1);
+    other.bytes[i] = (uint8_t)(i + 2);
+  }
+  char object[3000];
+  for (size_t i = 0; i < sizeof object; i++)
+    object[i] = (char)(i * 11);
+  const int64_t now = 1700000000;
+  stc_object_entry entry = {.key = "object key\nopt 2\n",
+                            .created = now - 10,
+                            .meta = "meta",
+                            .meta_size = 4,
+                            .object = object,
+                            .object_size = sizeof object};
+  STC_CHECK_EQ_INT(stc_object_remote_store(remote, &key, &entry, now, 3600),
+                   STC_OK);
+  STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:obj:"), 1);
+  STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:rec:"), 0);
+  STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:lease:"), 0);
+  /* The same digest as a record: another namespace, a miss. */
+  char digest[65];
+  stc_sha256_hex(entry.key, strlen(entry.key), digest);
+  char *data = NULL;
+  size_t size = 0;
+  STC_CHECK_EQ_INT(
+      stc_remote_cache_get(remote, STC_REMOTE_RECORD, digest, &data, &size),
+      STC_ERR_NOT_FOUND);
+
+  stc_object_entry out;
+  const char *problem = "unset";
+  STC_CHECK_EQ_INT(stc_object_remote_fetch(remote, &key, entry.key, now, 3600,
+                                           &out, &problem),
+                   STC_OK);
+  STC_CHECK_STR_EQ(out.key, entry.key);
+  STC_CHECK_EQ_U64((uint64_t)out.created, (uint64_t)(now - 10));
+  STC_CHECK_EQ_U64(out.object_size, sizeof object);
+  STC_CHECK(memcmp(out.object, object, sizeof object) == 0);
+  STC_CHECK_EQ_U64(out.meta_size, 4);
+  stc_object_entry_clear(&out);
+  /* Another fleet key: refused, with the reason. */
+  STC_CHECK_EQ_INT(stc_object_remote_fetch(remote, &other, entry.key, now,
+                                           3600, &out, &problem),
+                   STC_ERR_NOT_FOUND);
+  STC_CHECK_CONTAINS(problem, "fails authentication");
+  /* Stale for this reader's time-to-live: a quiet miss. */
+  problem = "unset";
+  STC_CHECK_EQ_INT(stc_object_remote_fetch(remote, &key, entry.key, now, 5,
+                                           &out, &problem),
+                   STC_ERR_NOT_FOUND);
+  STC_CHECK(problem == NULL);
+  /* An entry already stale is not stored. */
+  STC_CHECK_EQ_INT(stc_object_remote_store(remote, &key, &entry, now, 10),
+                   STC_ERR_INVALID);
+  /* A key never stored: a quiet miss. */
+  STC_CHECK_EQ_INT(stc_object_remote_fetch(remote, &key, "absent", now, 3600,
+                                           &out, &problem),
+                   STC_ERR_NOT_FOUND);
+  STC_CHECK(problem == NULL);
+  STC_CHECK_EQ_INT(stc_remote_cache_delete(remote, STC_REMOTE_OBJECT, digest),
+                   STC_OK);
+  STC_CHECK_EQ_U64(fake_count(fake, "stc:v1:obj:"), 0);
+  STC_CHECK(!stc_remote_cache_last_fault(remote, (char[8]){0}, 8, NULL));
+  stc_remote_cache_close(remote);
+  fake_stop(fake);
 }
 
 STC_TEST_THREADED(remote_two_tuners_tune_a_key_once) {
