@@ -181,16 +181,18 @@ static void attach_remote(stc_tuner *tuner) {
     stc_rt__warn("%s; using the default", err.message);
   stc_remote_cache *remote = NULL;
   stc_error_clear(&err);
+  /* A host that warned about the tier already (stc-run's object tier, for
+   * the same url) said enough: one remote warning per process. */
   if (stc_remote_cache_open(url, &options, &remote, &err) != STC_OK) {
-    atomic_store(&g_remote_warned, true);
-    stc_rt__warn("STC_CACHE_REMOTE: %s; using the local cache only",
-                 err.message);
+    if (!atomic_exchange(&g_remote_warned, true))
+      stc_rt__warn("STC_CACHE_REMOTE: %s; using the local cache only",
+                   err.message);
     return;
   }
   if (!stc_tuner_set_remote(tuner, remote)) {
-    atomic_store(&g_remote_warned, true);
-    stc_rt__warn("STC_CACHE_REMOTE is set but there is no usable cache "
-                 "directory to put it under; not used");
+    if (!atomic_exchange(&g_remote_warned, true))
+      stc_rt__warn("STC_CACHE_REMOTE is set but there is no usable cache "
+                   "directory to put it under; not used");
   }
 }
 
