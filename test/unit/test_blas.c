@@ -192,8 +192,8 @@ static bool batch_matches(void) {
 
 static bool ineligible(const char **reason) {
   static const stc_rt_variant variants[2] = {
-      {"reference", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_ALWAYS, 0},
-      {"matmul_blas", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_BLAS, 0}};
+      {"reference", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
+      {"matmul_blas", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_BLAS, 0, NULL}};
   stc_rt_site site = {.num_variants = 2, .variants = variants};
   *reason = stc_rt__ineligible_reason(&site, 1);
   return *reason != NULL;

@@ -86,7 +86,7 @@ static void fake_init(fake *f, size_t count, const uint64_t *times) {
 }
 
 static stc_trial_runner runner_of(fake *f) {
-  return (stc_trial_runner){f, fake_validate, fake_measure};
+  return (stc_trial_runner){f, fake_validate, fake_measure, NULL};
 }
 
 static size_t total_measures(const fake *f) {
@@ -105,7 +105,7 @@ static const char *const NAMES[FAKE_MAX] = {"ref", "a", "b", "c",
 
 static void make_candidates(stc_candidate *c, size_t count) {
   for (size_t i = 0; i < count; i++)
-    c[i] = (stc_candidate){NAMES[i], NULL, true, 0, true};
+    c[i] = (stc_candidate){NAMES[i], NULL, true, 0, true, NULL};
 }
 
 static stc_problem make_problem(const char *workload) {
@@ -387,7 +387,7 @@ STC_TEST(rule1_rejects_more_than_4096_candidates) {
   STC_CHECK(c && names);
   for (int i = 0; i < N; i++) {
     snprintf(names[i], sizeof names[i], "v%d", i);
-    c[i] = (stc_candidate){names[i], NULL, true, 0, true};
+    c[i] = (stc_candidate){names[i], NULL, true, 0, true, NULL};
   }
   stc_error err;
   STC_CHECK_EQ_INT(refused(t, &p, c, N, 0, &err), STC_ERR_INVALID);
@@ -546,7 +546,7 @@ STC_TEST(rule1_rejects_key_over_384_kib) {
     snprintf(name, 8, "%03d", i);
     name[3] = 'x';
     name[LEN] = 0;
-    c[i] = (stc_candidate){name, NULL, true, 0, true};
+    c[i] = (stc_candidate){name, NULL, true, 0, true, NULL};
   }
   stc_error err;
   STC_CHECK_EQ_INT(refused(t, &p, c, N, 0, &err), STC_ERR_INVALID);
@@ -634,7 +634,7 @@ STC_TEST(rule2_disabled_mode_returns_reference) {
   fake f;
   fake_init(&f, 3, times);
   stc_decision d;
-  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 3, 2, &(stc_trial_runner){&f, fake_validate, fake_measure}, &d, NULL), STC_OK);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 3, 2, &(stc_trial_runner){&f, fake_validate, fake_measure, NULL}, &d, NULL), STC_OK);
   STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISABLED);
   STC_CHECK_EQ_U64(d.index, 2);
   STC_CHECK_EQ_U64(d.reference_index, 2);
@@ -2826,8 +2826,8 @@ STC_TEST(economics_near_tie_keeps_the_earlier_winner) {
   static const size_t expected[] = {1, 2, 3};
   for (int k = 0; k < 3; k++) {
     uint64_t times[4] = {100000, 50000, 49000, k == 2 ? 40000 : 60000};
-    stc_candidate c[4] = {{"ref", NULL, true, 0, true}, {"a", NULL, true, 0, true},
-                          {"b", NULL, true, 0, true}, {"c", NULL, true, 0, true}};
+    stc_candidate c[4] = {{"ref", NULL, true, 0, true, NULL}, {"a", NULL, true, 0, true, NULL},
+                          {"b", NULL, true, 0, true, NULL}, {"c", NULL, true, 0, true, NULL}};
     stc_tuner_policy policy;
     unbounded_policy(&policy);
     policy.order = STC_ORDER_DECLARED;
@@ -3267,8 +3267,8 @@ static stc_status simulate_tune(const stc_tuner_policy *pol,
   static const char *const names[] = {"ref", "blas", "v1", "v2", "v3",
                                       "v4",  "v5",   "v6", "v7", "v8"};
   for (size_t i = 0; i < count; i++)
-    c[i] = (stc_candidate){names[i], NULL, true, 0, true};
-  stc_trial_runner r = {&s, simulated_validate, simulated_measure};
+    c[i] = (stc_candidate){names[i], NULL, true, 0, true, NULL};
+  stc_trial_runner r = {&s, simulated_validate, simulated_measure, NULL};
   stc_problem p = make_problem("1024x1024x1024");
   stc_status status =
       select_in_order(t, &p, c, count, 0, order, order_count, &r, d, NULL);
