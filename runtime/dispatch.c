@@ -457,9 +457,13 @@ static char **code_identities(const stc_rt_site *site) {
     if (!variant->code_hash || !variant->code_hash[0])
       continue;
     const char *library = "";
-    if (variant->eligibility == STC_RT_ELIGIBLE_BLAS &&
-        !(library = stc_rt__blas_identity()))
-      continue; /* which library would run is unknown */
+    if (variant->eligibility == STC_RT_ELIGIBLE_BLAS) {
+      /* None loaded: the variant is ineligible, which the key says. */
+      library = stc_rt__blas_ineligible_reason() ? "blas=none"
+                                                 : stc_rt__blas_identity();
+      if (!library)
+        continue; /* a library runs, but which one is unknown */
+    }
     size_t size = strlen(variant->code_hash) + strlen(library) + 8;
     if ((identities[v] = malloc(size)))
       snprintf(identities[v], size, "code=%s%s%s", variant->code_hash,
