@@ -43,9 +43,9 @@ typedef void (*tiny_fn)(float *, float *, int64_t, int64_t, int64_t);
 static const stc_rt_arg args[1] = {{STC_RT_ARG_INOUT, STC_RT_F32, 1, 0}};
 static const stc_rt_variant variants[2] = {
     {"reference", "1", (void *)tiny_entry, (void *)tiny_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
     {"same", "1", (void *)tiny_entry, (void *)tiny_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
 };
 static void *slot;
 static stc_rt_site static_site = {STC_RT_DISPATCH_ABI_VERSION, 1,

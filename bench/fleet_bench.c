@@ -95,13 +95,13 @@ static const stc_rt_arg args[2] = {{STC_RT_ARG_INPUT, STC_RT_F32, 1, 0},
                                    {STC_RT_ARG_INOUT, STC_RT_F32, 1, 0}};
 static const stc_rt_variant variants[4] = {
     {"reference", "1", (void *)axpy_strided, (void *)axpy_strided_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
     {"plain", "1", (void *)axpy_plain, (void *)axpy_plain_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
     {"two_pass", "1", (void *)axpy_two_pass, (void *)axpy_two_pass_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
     {"backward", "1", (void *)axpy_backward, (void *)axpy_backward_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
 };
 static void *slot;
 static stc_rt_site site = {STC_RT_DISPATCH_ABI_VERSION, 2, "bench/axpy#fleet",

@@ -18,7 +18,9 @@
  *          @S__rt_args      internal constant [n x stc_rt_arg]
  *          @S__rt_variants  internal constant [k x stc_rt_variant] (entry =
  *                           the unpacked llvm.func, ciface = its
- *                           _mlir_ciface_ wrapper)
+ *                           _mlir_ciface_ wrapper, code_hash = SHA-256 of
+ *                           the printed variant and of every function and
+ *                           global it refers to, transitively)
  *          @S__rt_slot      internal ptr, null (static-shaped sites only)
  *          @S__rt_site      internal mutable stc_rt_site
  *        and @S's body becomes the ABI's fast path (atomic acquire load of
@@ -38,6 +40,7 @@
 #include "stc_passes.h"
 #include "transform_apply.h"
 
+#include "stc/hash.h"
 #include "stc/rt_dispatch.h"
 
 #include <inttypes.h>
@@ -425,10 +428,84 @@ static bool read_site(MlirOperation func, MlirAttribute desc, MlirSymbolTable ta
   return true;
 }
 
+/* ---- the code hash ------------------------------------------------------------ */
+
+/* The module's top-level ops one variant's code consists of: the variant,
+ * then every op a symbol reference inside a collected op names (callees,
+ * globals, GPU binaries), each once, in walk order. */
+typedef struct code_walk {
+  MlirSymbolTable table;
+  MlirOperation *ops;
+  size_t count, capacity;
+  bool out_of_memory;
+} code_walk;
+
+static void code_walk_add(code_walk *w, MlirOperation op) {
+  if (mlirOperationIsNull(op))
+    return;
+  for (size_t i = 0; i < w->count; i++)
+    if (mlirOperationEqual(w->ops[i], op))
+      return;
+  if (w->count == w->capacity) {
+    size_t capacity = w->capacity ? 2 * w->capacity : 16;
+    MlirOperation *grown = realloc(w->ops, capacity * sizeof *grown);
+    if (!grown) {
+      w->out_of_memory = true;
+      return;
+    }
+    w->ops = grown;
+    w->capacity = capacity;
+  }
+  w->ops[w->count++] = op;
+}
+
+static void code_walk_refer(code_walk *w, MlirAttribute a) {
+  if (mlirAttributeIsAFlatSymbolRef(a)) {
+    code_walk_add(w, mlirSymbolTableLookup(w->table, mlirFlatSymbolRefAttrGetValue(a)));
+  } else if (mlirAttributeIsASymbolRef(a)) {
+    /* @binary::@kernel: the top-level op is the root. */
+    code_walk_add(w, mlirSymbolTableLookup(w->table, mlirSymbolRefAttrGetRootReference(a)));
+  } else if (mlirAttributeIsAArray(a)) {
+    for (intptr_t i = 0, n = mlirArrayAttrGetNumElements(a); i < n; i++)
+      code_walk_refer(w, mlirArrayAttrGetElement(a, i));
+  }
+}
+
+static MlirWalkResult code_walk_op(MlirOperation op, void *user) {
+  code_walk *w = user;
+  for (intptr_t i = 0, n = mlirOperationGetNumAttributes(op); i < n; i++)
+    code_walk_refer(w, mlirOperationGetAttribute(op, i).attribute);
+  return MlirWalkResultAdvance;
+}
+
+/* SHA-256 hex of the printed code of the variant `symbol` (local scope, no
+ * locations: the same compile prints the same text), or "" when it cannot
+ * be computed (the runtime then treats the code as unknown). */
+static void code_hash(MlirSymbolTable table, MlirStringRef symbol, char out[65]) {
+  out[0] = 0;
+  code_walk w = {table, NULL, 0, 0, false};
+  code_walk_add(&w, mlirSymbolTableLookup(table, symbol));
+  stc_text text = {0};
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsUseLocalScope(flags);
+  mlirOpPrintingFlagsAssumeVerified(flags);
+  for (size_t i = 0; i < w.count && !w.out_of_memory; i++) {
+    MlirOperation op = w.ops[i];
+    mlirOperationWalk(op, code_walk_op, &w, MlirWalkPreOrder);
+    mlirOperationPrintWithFlags(op, flags, stc_text_callback, &text);
+    stc_text_append(&text, "\n", 1);
+  }
+  mlirOpPrintingFlagsDestroy(flags);
+  if (w.count && !w.out_of_memory && !text.out_of_memory)
+    stc_sha256_hex(text.data, text.length, out);
+  stc_text_free(&text);
+  free(w.ops);
+}
+
 /* ---- the IR text ------------------------------------------------------------ */
 
 #define ARG_T "!llvm.struct<(i32, i32, i32, i32)>"
-#define VARIANT_T "!llvm.struct<(ptr, ptr, ptr, ptr, i64, i32, i32)>"
+#define VARIANT_T "!llvm.struct<(ptr, ptr, ptr, ptr, i64, i32, i32, ptr)>"
 #define SITE_T "!llvm.struct<(i32, i32, ptr, ptr, ptr, i32, i32, ptr, ptr, ptr)>"
 
 /* @"<S>__rt_<what>" */
@@ -546,13 +623,19 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
     declare(t, "", stc__str(ciface),
             func_type(mlirSymbolTableLookup(table, stc__str(ciface))));
   }
-  /* Strings: 0 site id, 1 op name, then name and revision per variant. */
+  /* Strings: 0 site id, 1 op name, then name and revision per variant,
+   * then each variant's code hash. */
   unsigned strings = 0;
   string_global(t, info, strings++, info->site_id);
   string_global(t, info, strings++, info->op_name);
   for (size_t i = 0; i < info->num_variants; i++) {
     string_global(t, info, strings++, info->variants[i].name);
     string_global(t, info, strings++, info->variants[i].revision);
+  }
+  for (size_t i = 0; i < info->num_variants; i++) {
+    char hash[65];
+    code_hash(table, info->variants[i].symbol, hash);
+    string_global(t, info, strings++, stc__str(hash));
   }
 
   char type[128], path[32];
@@ -605,6 +688,13 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
     agg = insert_int(&b, agg, path, 32, v->eligibility);
     snprintf(path, sizeof path, "%zu, 6", i);
     agg = insert_int(&b, agg, path, 32, 0);
+    snprintf(what, sizeof what, "str%zu", 2 + 2 * info->num_variants + i);
+    char *hash = symbol_text(info, what);
+    snprintf(path, sizeof path, "%zu, 7", i);
+    agg = insert_addr_text(&b, agg, path, hash ? hash : "@\"\"");
+    if (!hash)
+      t->out_of_memory = true;
+    free(hash);
   }
   body_end(&b, agg);
 

@@ -15,12 +15,19 @@
  * accepts: the tuner validates the variant anyway, but a variant chosen for
  * a workload must stay right when a later call of the same workload brings
  * other strides (a subview) - a workload is shapes, not strides. */
+/* dladdr, dl_iterate_phdr: the identity of the library loaded. */
+#define _GNU_SOURCE
+
 #include "stc/rt_blas.h"
 
 #include "dispatch_internal.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <link.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -54,6 +61,7 @@ static struct {
   char library[256];
   char why[1024];
   char reason[1100]; /* "vendor BLAS not loaded: <why>" */
+  char identity[PATH_MAX + 256]; /* "" = unknown (stc_rt__blas_identity) */
 } g_blas;
 
 static void append_why(const char *format, const char *a, const char *b) {
@@ -61,6 +69,8 @@ static void append_why(const char *format, const char *a, const char *b) {
   snprintf(g_blas.why + used, sizeof g_blas.why - used, format, used ? "; " : "",
            a, b);
 }
+
+static void note_identity(void *symbol);
 
 /* Opens `name` and resolves the four routines; false (with the reason
  * appended to g_blas.why) when it does not load or lacks one. */
@@ -88,7 +98,73 @@ static bool try_library(const char *name) {
   memcpy(&g_blas.sgemv, &found[2], sizeof found[2]);
   memcpy(&g_blas.dgemv, &found[3], sizeof found[3]);
   snprintf(g_blas.library, sizeof g_blas.library, "%s", name);
+  note_identity(found[0]);
   return true;
+}
+
+/* What find_build_id looks for and finds. */
+typedef struct build_id_search {
+  uintptr_t address; /* inside the library */
+  char hex[2 * 64 + 1];
+} build_id_search;
+
+/* dl_iterate_phdr callback: in the object one of whose loaded segments
+ * holds search->address, the GNU build-id note as hex. */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *user) {
+  build_id_search *search = user;
+  bool inside = false;
+  for (size_t i = 0; i < info->dlpi_phnum && !inside; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    inside = ph->p_type == PT_LOAD && search->address >= start &&
+             search->address - start < ph->p_memsz;
+  }
+  if (!inside)
+    return 0;
+  for (size_t i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE)
+      continue;
+    const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
+    size_t at = 0;
+    while (at + sizeof(ElfW(Nhdr)) <= ph->p_filesz) {
+      ElfW(Nhdr) header;
+      memcpy(&header, note + at, sizeof header);
+      size_t name_at = at + sizeof header;
+      size_t desc_at = name_at + ((header.n_namesz + 3u) & ~(size_t)3);
+      size_t next = desc_at + ((header.n_descsz + 3u) & ~(size_t)3);
+      if (next > ph->p_filesz)
+        break;
+      if (header.n_type == NT_GNU_BUILD_ID && header.n_namesz == 4 &&
+          memcmp(note + name_at, "GNU", 4) == 0 && header.n_descsz <= 64) {
+        for (size_t b = 0; b < header.n_descsz; b++)
+          snprintf(search->hex + 2 * b, 3, "%02x",
+                   (unsigned char)note[desc_at + b]);
+        return 1;
+      }
+      at = next;
+    }
+  }
+  return 1; /* the object, without a build id */
+}
+
+/* The identity of the library that provides `symbol` as loaded: its real
+ * path, size, modification time and GNU build id (when it has one). Left
+ * "" when the file cannot be named or read: then it is unknown. */
+static void note_identity(void *symbol) {
+  Dl_info info;
+  char path[PATH_MAX];
+  struct stat st;
+  g_blas.identity[0] = 0;
+  if (!dladdr(symbol, &info) || !info.dli_fname ||
+      !realpath(info.dli_fname, path) || stat(path, &st) != 0)
+    return;
+  build_id_search search = {(uintptr_t)symbol, ""};
+  dl_iterate_phdr(find_build_id, &search);
+  snprintf(g_blas.identity, sizeof g_blas.identity,
+           "blas=%s;size=%" PRIu64 ";mtime=%lld.%09ld;build-id=%s", path,
+           (uint64_t)st.st_size, (long long)st.st_mtim.tv_sec,
+           (long)st.st_mtim.tv_nsec, search.hex[0] ? search.hex : "none");
 }
 
 static bool env_says_off(const char *value) {
@@ -144,6 +220,12 @@ bool stc_rt_blas_available(const char **library, const char **why) {
   if (why)
     *why = g_blas.loaded ? NULL : g_blas.why;
   return g_blas.loaded;
+}
+
+const char *stc_rt__blas_identity(void) {
+  return stc_rt_blas_available(NULL, NULL) && g_blas.identity[0]
+             ? g_blas.identity
+             : NULL;
 }
 
 const char *stc_rt__blas_ineligible_reason(void) {

@@ -355,10 +355,11 @@ static void unpublish(site_state *s, workload *w, int32_t index) {
  * every site's choice came from, not only the tuned ones. */
 static void print_decision(const stc_rt_site *site, const workload *w,
                            const stc_decision *decision) {
-  fprintf(stderr, "stc: site %s: %s -> %s (%s%s)\n", site->site_id, w->text,
+  fprintf(stderr, "stc: site %s: %s -> %s (%s%s%s)\n", site->site_id, w->text,
           decision->name ? decision->name : "?",
           stc_decision_source_str(decision->source),
-          decision->verified ? ", verified" : "");
+          decision->verified ? ", verified" : "",
+          decision->trusted ? ", trusted" : "");
 }
 
 /* Prints the report of the tune that just finished for (operation, w). */
@@ -442,19 +443,63 @@ static size_t promising_order(void *user, size_t *order, size_t capacity) {
   return n;
 }
 
+/* The code identities of the candidates (stc_candidate.code_identity):
+ * each variant's compiled code hash, and for a BLAS variant the identity of
+ * the library loaded too. identities[v] is NULL when unknown; the strings
+ * are owned by the array (free_identities). NULL without memory. */
+static char **code_identities(const stc_rt_site *site) {
+  size_t count = site->num_variants;
+  char **identities = calloc(count, sizeof *identities);
+  if (!identities)
+    return NULL;
+  for (size_t v = 0; v < count; v++) {
+    const stc_rt_variant *variant = &site->variants[v];
+    if (!variant->code_hash || !variant->code_hash[0])
+      continue;
+    const char *library = "";
+    if (variant->eligibility == STC_RT_ELIGIBLE_BLAS) {
+      /* None loaded: the variant is ineligible, which the key says. */
+      library = stc_rt__blas_ineligible_reason() ? "blas=none"
+                                                 : stc_rt__blas_identity();
+      if (!library)
+        continue; /* a library runs, but which one is unknown */
+    }
+    size_t size = strlen(variant->code_hash) + strlen(library) + 8;
+    if ((identities[v] = malloc(size)))
+      snprintf(identities[v], size, "code=%s%s%s", variant->code_hash,
+               library[0] ? ";" : "", library);
+  }
+  return identities;
+}
+
+static void free_identities(char **identities, size_t count) {
+  for (size_t v = 0; identities && v < count; v++)
+    free(identities[v]);
+  free(identities);
+}
+
 /* Asks the tuner for w's variant, runs the trials, publishes. Returns the
- * variant this call runs. */
+ * variant this call runs; *served is set when the call has already run
+ * (the check of a disk decision ran it on the caller's arguments). */
 static size_t decide(site_state *s, workload *w, void *const *desc,
-                     stc_tuner *tuner, const stc_rt_dispatch_config *config) {
+                     stc_tuner *tuner, const stc_rt_dispatch_config *config,
+                     bool *served) {
   stc_rt_site *site = s->site;
   size_t reference = site->reference, count = site->num_variants;
   char environment[4096], message[512] = "";
   stc_candidate *candidates = calloc(count, sizeof *candidates);
   char *operation = operation_of(site);
+  char **identities = NULL;
   stc_rt__trial *trial = NULL;
+  *served = false;
   if (!candidates || !operation) {
     warn_site(site, "out of memory while building the tuning problem");
     goto fallback; /* not published: a later call may have memory */
+  }
+  /* Only trust_verified keys by code: otherwise nothing to compute. */
+  if (config->policy.trust_verified && !(identities = code_identities(site))) {
+    warn_site(site, "out of memory while building the tuning problem");
+    goto fallback;
   }
   bool persistent = stc_rt_environment_reliable();
   if (stc_rt_environment(environment, sizeof environment) != STC_OK) {
@@ -468,6 +513,7 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     candidates[v].workspace_known = variant->workspace_bytes != UINT64_MAX;
     candidates[v].workspace_bytes = variant->workspace_bytes;
     candidates[v].eligible = stc_rt__ineligible_reason(site, v) == NULL;
+    candidates[v].code_identity = identities ? identities[v] : NULL;
   }
   stc_status status =
       stc_rt__trial_create(site, desc, &trial, message, sizeof message);
@@ -477,6 +523,7 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       goto fallback;
     free(candidates);
     free(operation);
+    free_identities(identities, count);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
     return publish(s, w, reference, NULL, config);
   }
@@ -498,6 +545,12 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   stc_rt__tuning_ns_add(now_ns() - start);
   atomic_fetch_add_explicit(&g_selections, 1, memory_order_relaxed);
   stc_rt__note_cache_warnings(tuner, before.cache_warnings);
+  /* The trial ran a variant on the caller's arguments only through
+   * check_on_call, which says so in decision.served. */
+  *served = decision.served && stc_rt__trial_served(trial);
+  char check_message[256];
+  snprintf(check_message, sizeof check_message, "%s",
+           stc_rt__trial_check_message(trial));
   stc_rt__trial_destroy(trial);
   size_t chosen = reference;
   if (status != STC_OK) {
@@ -512,6 +565,17 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     /* Someone else is tuning: run the reference now, decide later. */
     stc_decision_clear(&decision);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else if (decision.source == STC_SOURCE_CHECK_FAILED) {
+    /* The cached winner computed a wrong result here; this call holds the
+     * reference's. Nothing is published: the next call selects again. */
+    stc_rt__warn("site '%s' [%s]: the cached decision failed its check "
+                 "(%s); the call keeps the reference's result, the record "
+                 "is deleted and the site selects again",
+                 site_name(site), w->text, check_message);
+    if (config->print_reports)
+      print_decision(site, w, &decision);
+    stc_decision_clear(&decision);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   } else {
     bool tuned = decision.source == STC_SOURCE_TUNED;
     if (!tuned && config->print_reports)
@@ -523,10 +587,12 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   }
   free(candidates);
   free(operation);
+  free_identities(identities, count);
   return chosen;
 fallback:
   free(candidates);
   free(operation);
+  free_identities(identities, count);
   atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   return reference;
 }
@@ -722,9 +788,11 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
   if (config->check_all && !atomic_exchange(&s->checked_all, true))
     check_all(s, w, desc, config);
   int32_t selected = atomic_load_explicit(&w->selected, memory_order_acquire);
+  bool served = false;
   size_t chosen = selected >= 0 ? (size_t)selected
-                                : decide(s, w, desc, tuner, config);
-  stc_rt__call_variant(site, chosen, desc);
+                                : decide(s, w, desc, tuner, config, &served);
+  if (!served)
+    stc_rt__call_variant(site, chosen, desc);
 }
 
 /* ---- control ---- */

@@ -49,6 +49,10 @@ const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index);
 /* NULL when a vendor BLAS is loaded (loading it on the first call), else
  * "vendor BLAS not loaded: <why>" (static storage; blas.c). */
 const char *stc_rt__blas_ineligible_reason(void);
+/* The identity of the vendor BLAS loaded (loading it on the first call):
+ * "blas=<real path>;size=<bytes>;mtime=<s.ns>;build-id=<hex|none>", or NULL
+ * when none is loaded or its file cannot be named (static storage). */
+const char *stc_rt__blas_identity(void);
 /* Test-only: the next BLAS call reads $STC_BLAS / $STC_BLAS_LIBRARY again.
  * Not safe while another thread is inside an entry point. */
 void stc_rt__blas_reset(void);
@@ -88,6 +92,20 @@ stc_status stc_rt__trial_compare(stc_rt__trial *trial, size_t reference,
                                  size_t candidate,
                                  const stc_tolerance *tolerance,
                                  stc_rt__comparison *out);
+/* The check of a disk decision on the call being served: runs reference on
+ * copies of the caller's (still pristine) state, then candidate on the
+ * caller's own arguments, and compares their written elements. On a
+ * mismatch the caller's written spans get the reference's result. Over the
+ * read-back limit nothing runs (out->supported false). Afterwards the trial
+ * runs nothing more (STC_ERR_INVALID). */
+stc_status stc_rt__trial_check_on_call(stc_rt__trial *trial, size_t reference,
+                                       size_t candidate,
+                                       const stc_tolerance *tolerance,
+                                       stc_rt__comparison *out);
+/* True once check_on_call ran a variant on the caller's arguments. */
+bool stc_rt__trial_served(const stc_rt__trial *trial);
+/* Why check_on_call found the candidate wrong, or "" (never NULL). */
+const char *stc_rt__trial_check_message(const stc_rt__trial *trial);
 /* Calls variant's C-interface entry with descriptors (1..8 arguments). */
 void stc_rt__call_variant(const stc_rt_site *site, size_t variant,
                           void *const *descriptors);

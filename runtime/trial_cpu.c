@@ -8,9 +8,13 @@
  * after the reference's first run, for validation). Before every run the
  * buffer is restored from the caller's data, outside the timed interval; the
  * caller's own buffer is the pristine copy, since nothing here writes it and
- * its owner is blocked inside stc_rt_site_enter. Out: elapsed times
- * (CLOCK_MONOTONIC around one complete call) and element-wise comparisons
- * with |a - b| <= absolute + relative * |b| (floats), exact (integers). */
+ * its owner is blocked inside stc_rt_site_enter. The one exception is the
+ * check of a disk decision on the call it serves (check_on_call): the
+ * reference runs on the reference-output buffers, then the candidate on the
+ * caller's own arguments, as the call; after that the runner runs nothing
+ * more. Out: elapsed times (CLOCK_MONOTONIC around one complete call) and
+ * element-wise comparisons with |a - b| <= absolute + relative * |b|
+ * (floats), exact (integers). */
 #include "dispatch_internal.h"
 
 #include <inttypes.h>
@@ -104,6 +108,10 @@ struct stc_rt__trial {
   size_t num_written;
   bool have_reference_outputs;
   size_t reference_outputs_of; /* which variant filled them */
+  /* check_on_call ran a variant on the caller's arguments: they are no
+   * longer the pristine state, so nothing else may run. */
+  bool served;
+  char check_message[256]; /* why check_on_call failed, or "" */
 };
 
 static uint64_t now_ns(void) {
@@ -241,6 +249,8 @@ stc_status stc_rt__trial_create(const stc_rt_site *site,
  * only the call itself is inside the timed interval. */
 static void run_on(stc_rt__trial *t, size_t variant, bool reference_set,
                    uint64_t *ns) {
+  if (t->served)
+    return; /* callers check first; never restore from a written state */
   void *args[STC_RT_MAX_SITE_ARGS];
   memcpy(args, t->caller, sizeof args);
   for (size_t i = 0; i < t->num_written; i++) {
@@ -263,7 +273,7 @@ static void run_on(stc_rt__trial *t, size_t variant, bool reference_set,
 
 stc_status stc_rt__trial_measure(stc_rt__trial *trial, size_t variant,
                                  uint64_t *ns) {
-  if (!trial || variant >= trial->site->num_variants || !ns)
+  if (!trial || variant >= trial->site->num_variants || !ns || trial->served)
     return STC_ERR_INVALID;
   run_on(trial, variant, false, ns);
   return STC_OK;
@@ -343,14 +353,15 @@ static void compare_one(const char *a, const char *b, uint32_t element,
 }
 
 /* Walks every addressed element of one written argument (an odometer over
- * its sizes; positions relative to each buffer's re-pointed offset). */
-static void compare_arg(const written_arg *w, const stc_tolerance *tol,
-                        stc_rt__comparison *out) {
+ * its sizes; positions relative to each buffer's re-pointed offset): a is
+ * the candidate's span (the scratch buffer, or the caller's span), b the
+ * reference's. */
+static void compare_arg(const written_arg *w, const char *a, const char *b,
+                        const stc_tolerance *tol, stc_rt__comparison *out) {
   if (w->elements == 0)
     return;
   view s = view_of(w->scratch_descriptor, w->rank);
   int64_t index[STC_RT__MAX_RANK] = {0};
-  const char *a = w->scratch, *b = w->reference;
   for (uint64_t n = 0; n < w->elements; n++) {
     int64_t position = s.offset;
     for (uint32_t d = 0; d < w->rank; d++)
@@ -365,14 +376,15 @@ static void compare_arg(const written_arg *w, const stc_tolerance *tol,
   }
 }
 
-stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
-                                 size_t candidate,
-                                 const stc_tolerance *tolerance,
-                                 stc_rt__comparison *out) {
-  memset(out, 0, sizeof *out);
-  if (!t || reference >= t->site->num_variants ||
-      candidate >= t->site->num_variants || !tolerance)
-    return STC_ERR_INVALID;
+/* The first byte of w's span in the caller's buffer: where the scratch
+ * and reference buffers' first byte sits. */
+static char *caller_span(const stc_rt__trial *t, const written_arg *w) {
+  view v = view_of(t->caller[w->index], w->rank);
+  return v.aligned + w->span_first * (int64_t)w->element_size;
+}
+
+/* The bytes a comparison reads back (saturating). */
+static uint64_t readback_bytes(const stc_rt__trial *t) {
   uint64_t bytes = 0;
   for (size_t i = 0; i < t->num_written; i++) {
     const written_arg *w = &t->written[i];
@@ -384,6 +396,18 @@ stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
         __builtin_add_overflow(bytes, arg_bytes, &bytes))
       bytes = UINT64_MAX;
   }
+  return bytes;
+}
+
+stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
+                                 size_t candidate,
+                                 const stc_tolerance *tolerance,
+                                 stc_rt__comparison *out) {
+  memset(out, 0, sizeof *out);
+  if (!t || reference >= t->site->num_variants ||
+      candidate >= t->site->num_variants || !tolerance || t->served)
+    return STC_ERR_INVALID;
+  uint64_t bytes = readback_bytes(t);
   out->compared_bytes = bytes;
   if (bytes > tolerance->readback_limit)
     return STC_OK; /* supported stays false: nothing run */
@@ -395,7 +419,44 @@ stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
   }
   run_on(t, candidate, false, NULL);
   for (size_t i = 0; i < t->num_written; i++)
-    compare_arg(&t->written[i], tolerance, out);
+    compare_arg(&t->written[i], t->written[i].scratch, t->written[i].reference,
+                tolerance, out);
+  return STC_OK;
+}
+
+stc_status stc_rt__trial_check_on_call(stc_rt__trial *t, size_t reference,
+                                       size_t candidate,
+                                       const stc_tolerance *tolerance,
+                                       stc_rt__comparison *out) {
+  memset(out, 0, sizeof *out);
+  if (!t || reference >= t->site->num_variants ||
+      candidate >= t->site->num_variants || !tolerance || t->served)
+    return STC_ERR_INVALID;
+  out->compared_bytes = readback_bytes(t);
+  if (out->compared_bytes > tolerance->readback_limit)
+    return STC_OK; /* supported stays false: nothing run */
+  out->supported = true;
+  /* The reference first, on copies of the still pristine caller state (so
+   * an input that aliases an output reads what the call would have read),
+   * then the candidate on the caller's own arguments: this call's run. */
+  if (!t->have_reference_outputs || t->reference_outputs_of != reference) {
+    run_on(t, reference, true, NULL);
+    t->have_reference_outputs = true;
+    t->reference_outputs_of = reference;
+  }
+  stc_rt__call_variant(t->site, candidate, t->caller);
+  t->served = true;
+  for (size_t i = 0; i < t->num_written; i++)
+    compare_arg(&t->written[i], caller_span(t, &t->written[i]),
+                t->written[i].reference, tolerance, out);
+  if (out->mismatches)
+    for (size_t i = 0; i < t->num_written; i++) {
+      /* The whole span: elements the reference did not write are back to
+       * what the call found, exactly as if the reference had run on it. */
+      const written_arg *w = &t->written[i];
+      if (w->span_bytes)
+        memcpy(caller_span(t, w), w->reference, w->span_bytes);
+    }
   return STC_OK;
 }
 
@@ -429,6 +490,38 @@ static stc_status trial_validate(void *user, size_t reference,
   return STC_OK;
 }
 
+static stc_status trial_check_on_call(void *user, size_t reference,
+                                      size_t candidate,
+                                      const stc_tolerance *tolerance,
+                                      stc_validation *outcome, bool *served,
+                                      char *message, size_t message_size) {
+  stc_rt__trial *t = user;
+  stc_rt__comparison c;
+  *served = false;
+  stc_status status =
+      stc_rt__trial_check_on_call(t, reference, candidate, tolerance, &c);
+  if (status != STC_OK)
+    return status;
+  *served = t->served;
+  if (!c.supported) {
+    *outcome = STC_VALIDATION_UNSUPPORTED;
+    snprintf(message, message_size,
+             "outputs of %" PRIu64 " bytes exceed the read-back limit",
+             c.compared_bytes);
+    return STC_OK;
+  }
+  if (c.mismatches) {
+    snprintf(t->check_message, sizeof t->check_message,
+             "wrong result: %" PRIu64 " element(s) outside tolerance, "
+             "max error %g",
+             c.mismatches, c.max_error);
+    snprintf(message, message_size, "%s", t->check_message);
+    return STC_ERR_REJECTED;
+  }
+  *outcome = STC_VALIDATION_PASSED;
+  return STC_OK;
+}
+
 static stc_status trial_measure(void *user, size_t candidate,
                                 uint64_t *elapsed_ns, char *message,
                                 size_t message_size) {
@@ -436,6 +529,15 @@ static stc_status trial_measure(void *user, size_t candidate,
 }
 
 stc_trial_runner stc_rt__trial_runner(stc_rt__trial *trial) {
-  stc_trial_runner runner = {trial, trial_validate, trial_measure};
+  stc_trial_runner runner = {trial, trial_validate, trial_measure,
+                             trial_check_on_call};
   return runner;
+}
+
+bool stc_rt__trial_served(const stc_rt__trial *trial) {
+  return trial && trial->served;
+}
+
+const char *stc_rt__trial_check_message(const stc_rt__trial *trial) {
+  return trial ? trial->check_message : "";
 }

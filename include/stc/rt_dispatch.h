@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define STC_RT_DISPATCH_ABI_VERSION 1
+#define STC_RT_DISPATCH_ABI_VERSION 2 /* 2: stc_rt_variant.code_hash */
 #define STC_RT_MAX_SITE_ARGS 8 /* sites with more memref args are not tunable */
 
 /* How a variant uses an argument. The runtime gives every non-input
@@ -68,7 +68,7 @@ typedef enum stc_rt_eligibility {
   STC_RT_ELIGIBLE_BLAS = 2,         /* only where the vendor BLAS loads */
 } stc_rt_eligibility;
 
-/* LLVM layout: !llvm.struct<(ptr, ptr, ptr, ptr, i64, i32, i32)> */
+/* LLVM layout: !llvm.struct<(ptr, ptr, ptr, ptr, i64, i32, i32, ptr)> */
 typedef struct stc_rt_variant {
   const char *name;     /* schedule name ("reference" for the reference) */
   const char *revision; /* "1" unless the schedule changed */
@@ -77,6 +77,11 @@ typedef struct stc_rt_variant {
   uint64_t workspace_bytes; /* UINT64_MAX = unknown */
   uint32_t eligibility;     /* stc_rt_eligibility */
   uint32_t reserved;        /* 0 */
+  /* SHA-256 (64 hex digits) of the variant's lowered code: its function and
+   * every function and global of the module it refers to, as printed after
+   * its schedule and lowering; the same compile gives the same hash. NULL
+   * or "" = unknown. The trust_verified policy keys records by it. */
+  const char *code_hash;
 } stc_rt_variant;
 
 /* One site. A mutable global (the runtime owns `state`).

@@ -105,13 +105,27 @@ typedef struct stc_tuner_policy {
                                   timed again on fresh pairs this many
                                   times before it is rejected, default 1
                                   [0] (at most 8) */
+  /* Disk records in a new process (DESIGN.md section 6, rule 5). */
+  bool check_on_call;          /* a disk record's first use in a process is
+                                  checked on the call it serves (the
+                                  runner's check_on_call: the winner on the
+                                  call's arguments, the reference on scratch
+                                  copies), so the check costs one reference
+                                  run, default true [false: the winner is
+                                  validated on scratch state, then the call
+                                  runs] */
+  bool trust_verified;         /* a verified disk record is used with no
+                                  check at all when every candidate has a
+                                  code identity (stc_candidate), which the
+                                  key then includes, default false [false] */
 } stc_tuner_policy;
 
 /* Fills the defaults listed above. */
 void stc_tuner_policy_init(stc_tuner_policy *policy);
 /* Fills the seed engine's rules: the defaults above with exhaustive paired
  * timing of every candidate in index order, warm-ups before validation, no
- * target and no scoring of a budget-cut candidate (the bracketed values). */
+ * target, no scoring of a budget-cut candidate and a disk record checked by
+ * a separate validation (the bracketed values). */
 void stc_tuner_policy_init_seed(stc_tuner_policy *policy);
 /* STC_OK or STC_ERR_INVALID with the reason in err (may be NULL). */
 stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
@@ -121,7 +135,7 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples",
- * "noise_retries", ...).
+ * "noise_retries", "check_on_call", "trust_verified", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */
 stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,
@@ -144,6 +158,12 @@ typedef struct stc_candidate {
   bool workspace_known;  /* false: never fits a set workspace limit */
   uint64_t workspace_bytes;
   bool eligible;
+  /* What the candidate's code is, or NULL/"" when unknown: a hash of its
+   * compiled code and, for a vendor-library candidate, the identity of the
+   * library loaded (path, size, mtime, build id). Only trust_verified reads
+   * it: the key then includes it, and a record is trusted only when every
+   * candidate has one. */
+  const char *code_identity;
 } stc_candidate;
 
 typedef enum stc_validation {
@@ -169,6 +189,20 @@ typedef struct stc_trial_runner {
    * of completed work. */
   stc_status (*measure)(void *user, size_t candidate, uint64_t *elapsed_ns,
                         char *message, size_t message_size);
+  /* Optional (NULL: a disk record is checked with validate, and the caller
+   * then runs the call itself). The check of a disk record on the call it
+   * serves: copies the call's writable state to scratch, runs reference on
+   * the copies and candidate on the call's own arguments, and compares as
+   * validate does. *served tells whether the call's arguments now hold a
+   * result: candidate's when it returns STC_OK with PASSED, else the
+   * reference's (a wrong or failed candidate's outputs are replaced). It
+   * runs nothing (served false) when it returns UNSUPPORTED, or fails
+   * before the candidate ran. The runner may be used for nothing else once
+   * served. */
+  stc_status (*check_on_call)(void *user, size_t reference, size_t candidate,
+                              const stc_tolerance *tolerance,
+                              stc_validation *outcome, bool *served,
+                              char *message, size_t message_size);
 } stc_trial_runner;
 
 typedef enum stc_decision_source {
@@ -180,10 +214,15 @@ typedef enum stc_decision_source {
   STC_SOURCE_BUSY,        /* key/device being tuned elsewhere: reference */
   STC_SOURCE_NESTED,      /* called from inside a tune on this thread */
   STC_SOURCE_VALIDATION_UNAVAILABLE,
+  /* A disk record's winner failed its check on this call (check_on_call):
+   * the call holds the reference's result, the record is deleted and the
+   * winner banned for the key; nothing is remembered, so the next call
+   * selects again (explores, or in cache-only mode keeps the reference). */
+  STC_SOURCE_CHECK_FAILED,
 } stc_decision_source;
 
 /* "tuned", "memory-cache", "disk-cache", "cache-miss", "disabled", "busy",
- * "nested", "validation-unavailable". */
+ * "nested", "validation-unavailable", "check-failed". */
 const char *stc_decision_source_str(stc_decision_source source);
 
 /* A selection. name and cache_key are owned: free with stc_decision_clear. */
@@ -193,6 +232,12 @@ typedef struct stc_decision {
   char *name;
   stc_decision_source source;
   bool verified; /* only after a validator reported PASSED */
+  bool trusted;  /* a disk record used unchecked under trust_verified */
+  /* The runner's check_on_call ran on this call: its arguments hold this
+   * decision's result (the reference's for check-failed), so the caller
+   * must not run it again. Also set on STC_ERR_DEVICE when the call's
+   * arguments hold the reference's result (the rest of *out is empty). */
+  bool served;
   bool has_ratio;
   double ratio;  /* winner / reference time */
   char *cache_key;
@@ -238,6 +283,8 @@ typedef struct stc_tuner_stats {
   uint64_t cache_warnings;
   uint64_t invalidations;
   uint64_t device_failures;
+  uint64_t disk_checks;  /* disk records checked in this process */
+  uint64_t trusted_hits; /* disk records used unchecked (trust_verified) */
 } stc_tuner_stats;
 
 typedef struct stc_tuner stc_tuner;

@@ -8,7 +8,7 @@
  * stc_tuner_select applies the numbered rules of DESIGN.md section 6 in the
  * order of the reference engine (seeds/stack_tuner_engine.rs.txt):
  * request checks -> quarantine -> disabled -> memory record -> bypass ->
- * nested -> busy/permit -> disk record (validated once) -> cache-only ->
+ * nested -> busy/permit -> disk record (checked once, or trusted) -> cache-only ->
  * exploration. The state lock guards only in-memory state: it is never held
  * while a runner callback or a disk operation runs, so a runner may call
  * select again (it gets the reference) and contenders never wait. */
@@ -650,6 +650,11 @@ static void write_key(key_writer *w, const stc_tuner_policy *policy,
     else
       put_field(w, "workspace", "unknown");
     put_number(w, "eligible", c->eligible ? 1 : 0);
+    /* Trusted records are keyed by what every candidate's code is, so a
+     * changed compile or vendor library is a different key: a miss. Other
+     * keys stay as they were (old records stay readable). */
+    if (policy->trust_verified)
+      put_field(w, "code", c->code_identity ? c->code_identity : "");
   }
   put_number(w, "reference", reference);
   /* What a decision means depends on how it was checked. */
@@ -657,6 +662,8 @@ static void write_key(key_writer *w, const stc_tuner_policy *policy,
   put_double(w, "tolerance-absolute", policy->tolerance.absolute);
   put_double(w, "tolerance-relative", policy->tolerance.relative);
   put_number(w, "tolerance-readback", policy->tolerance.readback_limit);
+  if (policy->trust_verified)
+    put_number(w, "trust-verified", 1);
   if (lower_level)
     put_field(w, "lower-level", lower_level);
 }
@@ -1466,9 +1473,123 @@ static stc_status finish_exploration(stc_tuner *t, const select_request *req,
   return status;
 }
 
-/* Rule 5: a disk record is used only after its winner validates once in
- * this process. Returns STC_OK with *out filled on a hit, STC_ERR_NOT_FOUND
- * to go on, or an error (a device fault). */
+/* Whether every candidate has a code identity: only then does a
+ * trust_verified key say what every candidate's code is. */
+static bool identities_known(const select_request *req) {
+  for (size_t i = 0; i < req->count; i++)
+    if (!nonempty(req->candidates[i].code_identity))
+      return false;
+  return true;
+}
+
+/* A disk record found usable: kept in memory (taking ownership) and
+ * answered as a disk-cache decision. */
+static stc_status disk_hit(stc_tuner *t, const select_request *req,
+                           stc_cache_record *record, size_t index,
+                           bool checked, bool trusted, bool served,
+                           stc_decision *out, stc_error *err) {
+  record->verified = checked;
+  stc_status status =
+      make_decision(out, index, req->reference, req->candidates[index].name,
+                    STC_SOURCE_DISK_CACHE, checked, true, record->ratio,
+                    req->key, err);
+  if (status != STC_OK) {
+    /* A served call holds the winner's result: say so even now. */
+    out->served = served;
+    stc_cache_record_clear(record);
+    return status;
+  }
+  out->trusted = trusted;
+  out->served = served;
+  lock_state(t);
+  store_record_locked(t, req, record);
+  t->stats.disk_hits++;
+  if (trusted)
+    t->stats.trusted_hits++;
+  unlock_state(t);
+  return STC_OK;
+}
+
+/* Deletes key's disk record; with ban, winner is never selected again for
+ * the key in this process (a wrong result seen here). */
+static void drop_disk_record(stc_tuner *t, const select_request *req,
+                             const char *winner, bool ban) {
+  if (ban) {
+    lock_state(t);
+    key_entry *e = entry_find(t, req->key, req->hash);
+    if ((e || entry_touch(t, req->key, req->hash, &e) == STC_OK) &&
+        set_add(&e->banned, winner) != STC_OK)
+      t->stats.cache_warnings++;
+    t->stats.invalidations++;
+    unlock_state(t);
+  }
+  if (disk_fault(stc_disk_cache_remove(t->disk, req->key, NULL)))
+    count_warning(t);
+}
+
+/* The check on the call being served (check_on_call): the winner runs on
+ * the call's arguments and the reference on scratch copies, so the check
+ * costs one reference run. Returns as try_disk. */
+static stc_status check_on_call(stc_tuner *t, const select_request *req,
+                                stc_cache_record *record, size_t index,
+                                stc_decision *out, stc_error *err) {
+  char message[STC_TUNER_MESSAGE] = "";
+  stc_validation outcome = STC_VALIDATION_UNSUPPORTED;
+  bool served = false;
+  stc_status status = req->runner->check_on_call(
+      req->runner->user, req->reference, index, &t->policy.tolerance,
+      &outcome, &served, message, sizeof message);
+  message[sizeof message - 1] = 0;
+  lock_state(t);
+  t->stats.disk_checks++;
+  unlock_state(t);
+  if (status == STC_OK && outcome == STC_VALIDATION_PASSED)
+    return disk_hit(t, req, record, index, true, false, served, out, err);
+  if (status == STC_OK && outcome == STC_VALIDATION_UNSUPPORTED && !served) {
+    /* No validator for these outputs, and nothing ran. */
+    if (!t->policy.require_validation)
+      return disk_hit(t, req, record, index, false, false, false, out, err);
+    /* A verified record that cannot be checked here: the seed's answer. */
+    stc_cache_record_clear(record);
+    drop_disk_record(t, req, NULL, false);
+    return STC_ERR_NOT_FOUND;
+  }
+  bool wrong = status == STC_ERR_REJECTED; /* a wrong result, seen here */
+  if (status == STC_OK)
+    status = STC_ERR_REJECTED; /* an outcome the contract does not allow */
+  if (status == STC_ERR_DEVICE) {
+    stc_cache_record_clear(record);
+    fail_device(t, req->problem->environment);
+    stc_error_set(err, NULL, 0, 0, "%s",
+                  message[0] ? message : "device error checking a cached decision");
+    out->served = served; /* then the call holds the reference's result */
+    return status;
+  }
+  /* The stored winner is wrong (or failed) in this process: forget it, and
+   * ban it when it was seen to compute a wrong result. */
+  char *winner = record->winner;
+  record->winner = NULL;
+  stc_cache_record_clear(record);
+  drop_disk_record(t, req, winner, wrong);
+  free(winner);
+  if (!served)
+    return STC_ERR_NOT_FOUND; /* nothing ran: select on as the seed did */
+  /* The call holds the reference's result: this call is answered, and the
+   * next one selects again (the record is gone). */
+  status = make_decision(out, req->reference, req->reference,
+                         req->candidates[req->reference].name,
+                         STC_SOURCE_CHECK_FAILED, false, false, 0, req->key,
+                         err);
+  out->served = true;
+  return status;
+}
+
+/* Rule 5: a disk record is used only after its winner is checked once in
+ * this process: on the call it serves (check_on_call), else by a separate
+ * validation (the seed); under trust_verified a verified record whose key
+ * names every candidate's code is used unchecked. Returns STC_OK with *out
+ * filled on a hit (or a check-failed answer), STC_ERR_NOT_FOUND to go on,
+ * or an error (a device fault). */
 static stc_status try_disk(stc_tuner *t, const select_request *req,
                            stc_decision *out, stc_error *err) {
   stc_cache_record record;
@@ -1492,8 +1613,20 @@ static stc_status try_disk(stc_tuner *t, const select_request *req,
     stc_cache_record_clear(&record);
     return STC_ERR_NOT_FOUND;
   }
+  if (t->policy.trust_verified && record.verified && identities_known(req))
+    return disk_hit(t, req, &record, index, true, true, false, out, err);
+  if (t->policy.check_on_call && req->runner->check_on_call) {
+    /* The reference is what every fallback runs: nothing to check. */
+    if (index == req->reference)
+      return disk_hit(t, req, &record, index, record.verified, false, false,
+                      out, err);
+    return check_on_call(t, req, &record, index, out, err);
+  }
   bool checked = false;
   failure f = {STC_OK, ""};
+  lock_state(t);
+  t->stats.disk_checks++;
+  unlock_state(t);
   status = run_validation(t, req, index, &checked, &f);
   if (status == STC_ERR_DEVICE) {
     stc_cache_record_clear(&record);
@@ -1504,23 +1637,10 @@ static stc_status try_disk(stc_tuner *t, const select_request *req,
   if (status != STC_OK) {
     /* The stored winner is wrong for this process: forget it. */
     stc_cache_record_clear(&record);
-    if (disk_fault(stc_disk_cache_remove(t->disk, req->key, NULL)))
-      count_warning(t);
+    drop_disk_record(t, req, NULL, false);
     return STC_ERR_NOT_FOUND;
   }
-  record.verified = checked;
-  status = make_decision(out, index, req->reference, req->candidates[index].name,
-                         STC_SOURCE_DISK_CACHE, checked, true, record.ratio,
-                         req->key, err);
-  if (status != STC_OK) {
-    stc_cache_record_clear(&record);
-    return status;
-  }
-  lock_state(t);
-  store_record_locked(t, req, &record);
-  t->stats.disk_hits++;
-  unlock_state(t);
-  return STC_OK;
+  return disk_hit(t, req, &record, index, checked, false, false, out, err);
 }
 
 /* What runs while this call holds the permit for its key and device. */

@@ -9,9 +9,13 @@
 #include "../../runtime/dispatch_internal.h"
 #include "stc/rt_blas.h"
 
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /* Deterministic values in [-1, 1). */
 static double value(int64_t i) { return (double)((i * 7919 + 13) % 2003) / 1001.5 - 1.0; }
@@ -192,8 +196,8 @@ static bool batch_matches(void) {
 
 static bool ineligible(const char **reason) {
   static const stc_rt_variant variants[2] = {
-      {"reference", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_ALWAYS, 0},
-      {"matmul_blas", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_BLAS, 0}};
+      {"reference", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
+      {"matmul_blas", "1", NULL, NULL, 0, STC_RT_ELIGIBLE_BLAS, 0, NULL}};
   stc_rt_site site = {.num_variants = 2, .variants = variants};
   *reason = stc_rt__ineligible_reason(&site, 1);
   return *reason != NULL;
@@ -219,6 +223,47 @@ STC_TEST(blas_entry_points_match_a_loop_on_every_layout) {
   STC_CHECK(every_layout_matches());
   STC_CHECK(every_gemv_matches());
   STC_CHECK(batch_matches());
+}
+
+/* The identity trust_verified keys BLAS variants by: the file loaded (real
+ * path, size, mtime, build id), the same whichever name loaded it. */
+STC_TEST(blas_identity_names_the_file_loaded) {
+  unsetenv("STC_BLAS");
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__blas_reset();
+  STC_CHECK(stc_rt_blas_available(NULL, NULL));
+  const char *identity = stc_rt__blas_identity();
+  STC_CHECK(identity != NULL);
+  char first[PATH_MAX + 256], path[PATH_MAX];
+  snprintf(first, sizeof first, "%s", identity ? identity : "");
+  STC_CHECK_EQ_INT(strncmp(first, "blas=/", 6), 0);
+  STC_CHECK_CONTAINS(first, ";build-id=");
+  /* The path is real (no symlink left) and the size is the file's. */
+  const char *end = strstr(first, ";size=");
+  STC_CHECK(end != NULL);
+  if (end) {
+    snprintf(path, sizeof path, "%.*s", (int)(end - first - 5), first + 5);
+    char resolved[PATH_MAX];
+    struct stat st;
+    STC_CHECK(realpath(path, resolved) && strcmp(resolved, path) == 0);
+    STC_CHECK(stat(path, &st) == 0);
+    char size[64];
+    snprintf(size, sizeof size, ";size=%" PRIu64 ";", (uint64_t)st.st_size);
+    STC_CHECK_CONTAINS(first, size);
+    /* Loaded by its real path instead of a soname: the same identity. */
+    setenv("STC_BLAS_LIBRARY", path, 1);
+    stc_rt__blas_reset();
+    STC_CHECK(stc_rt_blas_available(NULL, NULL));
+    identity = stc_rt__blas_identity();
+    STC_CHECK(identity && strcmp(identity, first) == 0);
+    unsetenv("STC_BLAS_LIBRARY");
+  }
+  /* No library: no identity. */
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
+  STC_CHECK(stc_rt__blas_identity() == NULL);
+  unsetenv("STC_BLAS");
+  stc_rt__blas_reset();
 }
 
 STC_TEST(blas_off_makes_variants_ineligible_and_entry_points_still_right) {

@@ -11,6 +11,7 @@
 #include "../../runtime/dispatch_internal.h"
 #include "stc/rt.h"
 #include "stc/rt_blas.h"
+#include "stc/tuner_cache.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -116,7 +117,8 @@ static const stc_rt_arg matmul_args[3] = {
 };
 
 #define VARIANT(name, eligibility)                                            \
-  {#name, "1", (void *)name##_entry, (void *)name##_ciface, 0, eligibility, 0}
+  {#name, "1", (void *)name##_entry, (void *)name##_ciface, 0, eligibility, 0, \
+   "code-" #name}
 static const stc_rt_variant matmul_variants[NUM_VARIANTS] = {
     VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
     VARIANT(slow, STC_RT_ELIGIBLE_ALWAYS),
@@ -523,6 +525,193 @@ STC_TEST(cache_only_uses_a_decision_from_a_previous_run) {
   problem_free(&p);
 }
 
+/* ---- disk decisions in a new process (DESIGN.md section 6, rule 5) ---- */
+
+typedef struct planting {
+  stc_disk_cache *cache;
+  const char *winner;
+  int planted;
+  int named; /* records whose winner is `winner` (planted == 0: count) */
+} planting;
+
+static bool plant_one(void *user, const stc_cache_entry *entry) {
+  planting *p = user;
+  if (entry->status != STC_OK)
+    return true;
+  if (strcmp(entry->record->winner, p->winner) == 0)
+    p->named++;
+  if (p->planted < 0)
+    return true;
+  stc_cache_record copy;
+  if (stc_cache_record_copy(entry->record, &copy) != STC_OK)
+    return false;
+  free(copy.winner);
+  copy.winner = strdup(p->winner);
+  if (copy.winner && stc_disk_cache_save(p->cache, &copy, NULL) == STC_OK)
+    p->planted++;
+  stc_cache_record_clear(&copy);
+  return true;
+}
+
+/* Rewrites every record in dir to name `winner` (checksums and all, as a
+ * stale or foreign cache would hold it); returns how many. With count_only,
+ * counts the records that name it instead. */
+static int plant_winner(const char *dir, const char *winner, bool count_only) {
+  planting p = {NULL, winner, count_only ? -1 : 0, 0};
+  if (stc_disk_cache_open(dir, 1024, 3600, &p.cache, NULL) != STC_OK)
+    return -1;
+  stc_disk_cache_list(p.cache, plant_one, &p, NULL);
+  stc_disk_cache_close(p.cache);
+  return count_only ? p.named : p.planted;
+}
+
+static void reset_calls(void) {
+  for (int v = 0; v < NUM_VARIANTS; v++)
+    atomic_store(&g_calls[v], 0);
+}
+
+STC_TEST(disk_decision_is_checked_on_the_call_in_one_reference_run) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("oncall"));
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 0, 21);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(slot_holds_fast());
+
+  /* The next process: the first call checks the record on itself. C is
+   * accumulated into (INOUT), so a second run of anything on the caller's
+   * arguments would show in the result. */
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  reset_calls();
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1); /* on scratch */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);      /* the call */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[SLOW]) + atomic_load(&g_calls[WRONG]) +
+                       atomic_load(&g_calls[BLAS]),
+                   0);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.tuner.disk_checks, 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK(slot_holds_fast());
+  /* Then the slot serves: no more reference runs. */
+  problem_rebase(&p);
+  STC_CHECK(call_through_slot(&g_slot, &p.ma, &p.mb, &p.mc));
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+
+  /* The seed's rule (check_on_call=0): validated on scratch (reference +
+   * winner), then the call: the winner runs twice. */
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  config.policy.check_on_call = false;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 2);
+  STC_CHECK_EQ_U64(stats().tuner.disk_hits, 1);
+  problem_free(&p);
+}
+
+STC_TEST(planted_wrong_winner_is_caught_on_the_call) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048], log[4096];
+  snprintf(directory, sizeof directory, "%s", test_dir("planted"));
+  snprintf(log, sizeof log, "%s/log.txt", directory);
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 4, 22); /* C a view at an offset */
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", false), 1);
+
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  reset_calls();
+  problem_rebase(&p);
+  int saved = capture_begin(log);
+  enter(&g_dynamic_site, &p);
+  char *text = capture_end(saved, log);
+  /* The caller's C holds the reference's result, not the wrong one. */
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK_CONTAINS(text, "the cached decision failed its check (wrong result:");
+  STC_CHECK_EQ_INT(count_of(text, "stc: warning:"), 1);
+  free(text);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 0);
+  STC_CHECK_EQ_U64(s.tuner.invalidations, 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 0); /* deleted */
+
+  /* The next call re-tunes, with the wrong variant banned. */
+  problem_rebase(&p);
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  problem_free(&p);
+}
+
+STC_TEST(trust_verified_runs_a_disk_decision_unchecked_for_the_same_code) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("trust"));
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  config.policy.trust_verified = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 32, 0, 0, 23);
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+
+  /* Same code: no check at all, the call runs the winner once. */
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  config.policy.trust_verified = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem_rebase(&p);
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.trusted_hits, 1);
+  STC_CHECK_EQ_U64(s.tuner.disk_checks, 0);
+
+  /* The same site compiled differently (another code hash for "fast"):
+   * a miss, so cache-only keeps the reference. */
+  static stc_rt_variant changed[NUM_VARIANTS];
+  memcpy(changed, matmul_variants, sizeof changed);
+  changed[FAST].code_hash = "code-fast-recompiled";
+  static stc_rt_site recompiled;
+  recompiled = g_dynamic_site;
+  recompiled.variants = changed;
+  recompiled.state = NULL;
+  fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
+  config.policy.trust_verified = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem_rebase(&p);
+  enter(&recompiled, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 0);
+  STC_CHECK_EQ_U64(s.tuner.trusted_hits, 0);
+  stc_rt__dispatch_reset(); /* recompiled's state goes before it does */
+  problem_free(&p);
+}
+
 /* Overwrites every record file under dir/v1 with junk; returns how many. */
 static int corrupt_records(const char *dir) {
   char version[4200];
@@ -802,7 +991,11 @@ STC_TEST(bad_calls_run_the_reference_and_warn_once) {
   STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), calls_before);
   STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
   STC_CHECK(future_slot == NULL);
-  STC_CHECK_EQ_INT(count_of(text, "site 'test/matmul#static': dispatch ABI version 2"), 1);
+  char future_line[128];
+  snprintf(future_line, sizeof future_line,
+           "site 'test/matmul#static': dispatch ABI version %d",
+           STC_RT_DISPATCH_ABI_VERSION + 1);
+  STC_CHECK_EQ_INT(count_of(text, future_line), 1);
   STC_CHECK_EQ_INT(count_of(text, "site 'test/short'"), 1);
   STC_CHECK_EQ_U64(stats().tuner.tunes, 0);
   free(text);
@@ -900,7 +1093,7 @@ STC_TEST(tuner_error_runs_the_reference_with_one_warning) {
   static const stc_rt_variant variants[2] = {
       VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
       {"reference", "1", (void *)fast_entry, (void *)fast_ciface, 0,
-       STC_RT_ELIGIBLE_ALWAYS, 0},
+       STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
   };
   static stc_rt_site site = {STC_RT_DISPATCH_ABI_VERSION, 3, "test/dup#1",
                              "linalg.matmul", matmul_args, 2, 0, variants,

@@ -103,17 +103,17 @@ STC_TEST(busy_and_nested_answers_are_the_declared_reference) {
   stc_tuner *tuner = NULL;
   STC_CHECK_EQ_INT(stc_tuner_create(&policy, NULL, &tuner, NULL), STC_OK);
   stc_candidate candidates[BUSY_CANDIDATES] = {
-      {"fast", NULL, true, 0, true},
-      {"middle", NULL, true, 0, true},
-      {"reference", NULL, true, 0, true},
+      {"fast", NULL, true, 0, true, NULL},
+      {"middle", NULL, true, 0, true, NULL},
+      {"reference", NULL, true, 0, true, NULL},
   };
   busy_probe probe = {0};
   probe.tuner = tuner;
   probe.problem = (stc_problem){STC_SCOPE_OPERATOR, "op", "cpu", "w", NULL,
                                 false};
   probe.candidates = candidates;
-  probe.idle_runner = (stc_trial_runner){&probe, idle_validate, idle_measure};
-  stc_trial_runner runner = {&probe, probe_validate, probe_measure};
+  probe.idle_runner = (stc_trial_runner){&probe, idle_validate, idle_measure, NULL};
+  stc_trial_runner runner = {&probe, probe_validate, probe_measure, NULL};
   stc_decision tuned = {0};
   STC_CHECK_EQ_INT(stc_tuner_select(tuner, &probe.problem, candidates,
                                     BUSY_CANDIDATES, BUSY_REFERENCE, &runner,
@@ -182,9 +182,9 @@ static const stc_rt_arg axpy_args[2] = {
 };
 static const stc_rt_variant axpy_variants[2] = {
     {"reference", "1", (void *)reference_entry, (void *)reference_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
     {"fast", "1", (void *)fast_entry, (void *)fast_ciface, 0,
-     STC_RT_ELIGIBLE_ALWAYS, 0},
+     STC_RT_ELIGIBLE_ALWAYS, 0, NULL},
 };
 static stc_rt_site g_axpy_site = {
     STC_RT_DISPATCH_ABI_VERSION, 2, "test/axpy#dynamic", "linalg.generic",

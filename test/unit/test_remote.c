@@ -521,7 +521,7 @@ typedef struct other_call {
 
 static void *select_other(void *arg) {
   fleet_runner *r = arg;
-  stc_trial_runner plain = {NULL, fleet_plain_validate, fleet_plain_measure};
+  stc_trial_runner plain = {NULL, fleet_plain_validate, fleet_plain_measure, NULL};
   stc_decision decision;
   if (stc_tuner_select(r->other, r->problem, r->candidates, 2, 0, &plain,
                        &decision, NULL) == STC_OK)
@@ -684,12 +684,12 @@ STC_TEST_THREADED(remote_two_tuners_tune_a_key_once) {
   stc_tuner *b = fleet_tuner(dir_b, url, 0);
   STC_CHECK(a && b);
   static const stc_candidate candidates[2] = {
-      {"reference", NULL, true, 0, true}, {"fast", NULL, true, 0, true}};
+      {"reference", NULL, true, 0, true, NULL}, {"fast", NULL, true, 0, true, NULL}};
   stc_problem problem = {STC_SCOPE_OPERATOR, "op", "cpu:test", "w", NULL,
                          true};
   fleet_runner runner = {NULL, candidates, b, &problem, STC_SOURCE_TUNED,
                          false};
-  stc_trial_runner trials = {&runner, fleet_validate, fleet_measure};
+  stc_trial_runner trials = {&runner, fleet_validate, fleet_measure, NULL};
   stc_decision decision;
   STC_CHECK_EQ_INT(stc_tuner_select(a, &problem, candidates, 2, 0, &trials,
                                     &decision, NULL),
@@ -704,7 +704,7 @@ STC_TEST_THREADED(remote_two_tuners_tune_a_key_once) {
 
   /* B's next call takes A's record from the fake, validates it once, and
    * keeps it on its own disk. */
-  stc_trial_runner plain = {NULL, fleet_plain_validate, fleet_plain_measure};
+  stc_trial_runner plain = {NULL, fleet_plain_validate, fleet_plain_measure, NULL};
   STC_CHECK_EQ_INT(stc_tuner_select(b, &problem, candidates, 2, 0, &plain,
                                     &decision, NULL),
                    STC_OK);
@@ -748,7 +748,7 @@ STC_TEST(remote_record_with_wrong_winner_is_removed) {
   snprintf(dir_a, sizeof dir_a, "%s/a", root);
   snprintf(dir_b, sizeof dir_b, "%s/b", root);
   static const stc_candidate candidates[2] = {
-      {"reference", NULL, true, 0, true}, {"fast", NULL, true, 0, true}};
+      {"reference", NULL, true, 0, true, NULL}, {"fast", NULL, true, 0, true, NULL}};
   stc_problem problem = {STC_SCOPE_OPERATOR, "op", "cpu:test", "w", NULL,
                          true};
   /* A tunes on a machine where "fast" is right, and shares the record. */
@@ -756,7 +756,7 @@ STC_TEST(remote_record_with_wrong_winner_is_removed) {
   STC_CHECK(a != NULL);
   fleet_runner good = {NULL, candidates, NULL, &problem, STC_SOURCE_TUNED,
                        false};
-  stc_trial_runner trials = {&good, fleet_validate, fleet_measure};
+  stc_trial_runner trials = {&good, fleet_validate, fleet_measure, NULL};
   stc_decision decision;
   STC_CHECK_EQ_INT(stc_tuner_select(a, &problem, candidates, 2, 0, &trials,
                                     &decision, NULL),

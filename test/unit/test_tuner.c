@@ -86,7 +86,7 @@ static void fake_init(fake *f, size_t count, const uint64_t *times) {
 }
 
 static stc_trial_runner runner_of(fake *f) {
-  return (stc_trial_runner){f, fake_validate, fake_measure};
+  return (stc_trial_runner){f, fake_validate, fake_measure, NULL};
 }
 
 static size_t total_measures(const fake *f) {
@@ -105,7 +105,7 @@ static const char *const NAMES[FAKE_MAX] = {"ref", "a", "b", "c",
 
 static void make_candidates(stc_candidate *c, size_t count) {
   for (size_t i = 0; i < count; i++)
-    c[i] = (stc_candidate){NAMES[i], NULL, true, 0, true};
+    c[i] = (stc_candidate){NAMES[i], NULL, true, 0, true, NULL};
 }
 
 static stc_problem make_problem(const char *workload) {
@@ -387,7 +387,7 @@ STC_TEST(rule1_rejects_more_than_4096_candidates) {
   STC_CHECK(c && names);
   for (int i = 0; i < N; i++) {
     snprintf(names[i], sizeof names[i], "v%d", i);
-    c[i] = (stc_candidate){names[i], NULL, true, 0, true};
+    c[i] = (stc_candidate){names[i], NULL, true, 0, true, NULL};
   }
   stc_error err;
   STC_CHECK_EQ_INT(refused(t, &p, c, N, 0, &err), STC_ERR_INVALID);
@@ -546,7 +546,7 @@ STC_TEST(rule1_rejects_key_over_384_kib) {
     snprintf(name, 8, "%03d", i);
     name[3] = 'x';
     name[LEN] = 0;
-    c[i] = (stc_candidate){name, NULL, true, 0, true};
+    c[i] = (stc_candidate){name, NULL, true, 0, true, NULL};
   }
   stc_error err;
   STC_CHECK_EQ_INT(refused(t, &p, c, N, 0, &err), STC_ERR_INVALID);
@@ -634,7 +634,7 @@ STC_TEST(rule2_disabled_mode_returns_reference) {
   fake f;
   fake_init(&f, 3, times);
   stc_decision d;
-  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 3, 2, &(stc_trial_runner){&f, fake_validate, fake_measure}, &d, NULL), STC_OK);
+  STC_CHECK_EQ_INT(stc_tuner_select(t, &p, c, 3, 2, &(stc_trial_runner){&f, fake_validate, fake_measure, NULL}, &d, NULL), STC_OK);
   STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISABLED);
   STC_CHECK_EQ_U64(d.index, 2);
   STC_CHECK_EQ_U64(d.reference_index, 2);
@@ -1222,6 +1222,394 @@ STC_TEST(rule5_disk_device_error_quarantines) {
   STC_CHECK_EQ_U64(s.device_failures, 1);
   STC_CHECK_EQ_U64(s.disk_hits, 0);
   stc_tuner_destroy(t);
+}
+
+/* ---- rule 5: the check on the call, and trust_verified ----------------- */
+
+/* A scripted check_on_call over a fake: "the call" is an argument state
+ * that records whose result it holds; the reference runs on scratch. */
+typedef struct call_fake {
+  fake base;
+  size_t checks;                 /* check_on_call calls */
+  size_t reference_runs;         /* reference runs on scratch copies */
+  size_t real_runs[FAKE_MAX];    /* runs on the call's own arguments */
+  bool wrong[FAKE_MAX];          /* computes a wrong result */
+  stc_status check_status;       /* injected failure (STC_OK: none) */
+  bool fail_after_run;           /* the failure comes after the winner ran */
+  long holds;                    /* whose result the call holds, -1: none */
+} call_fake;
+
+static stc_status call_fake_check(void *user, size_t reference,
+                                  size_t candidate,
+                                  const stc_tolerance *tolerance,
+                                  stc_validation *outcome, bool *served,
+                                  char *message, size_t message_size) {
+  call_fake *f = user;
+  (void)tolerance;
+  f->checks++;
+  *served = false;
+  if (f->check_status != STC_OK && !f->fail_after_run)
+    return f->check_status;
+  f->reference_runs++;
+  f->real_runs[candidate]++;
+  f->holds = (long)candidate;
+  *served = true;
+  if (f->check_status != STC_OK || f->wrong[candidate]) {
+    f->holds = (long)reference; /* the reference's result copied back */
+    snprintf(message, message_size, "wrong result of %zu", candidate);
+    return f->check_status != STC_OK ? f->check_status : STC_ERR_REJECTED;
+  }
+  *outcome = STC_VALIDATION_PASSED;
+  return STC_OK;
+}
+
+static void call_fake_init(call_fake *f, size_t count, const uint64_t *times) {
+  memset(f, 0, sizeof *f);
+  fake_init(&f->base, count, times);
+  f->holds = -1;
+}
+
+static stc_status select_call(stc_tuner *t, const stc_problem *problem,
+                              const stc_candidate *c, size_t count,
+                              call_fake *f, stc_decision *d) {
+  stc_trial_runner r = {f, fake_validate, fake_measure, call_fake_check};
+  stc_error err;
+  return stc_tuner_select(t, problem, c, count, 0, &r, d, &err);
+}
+
+static size_t runner_calls(const call_fake *f) {
+  size_t n = f->checks + total_measures(&f->base);
+  for (size_t i = 0; i < f->base.count; i++)
+    n += f->base.validations[i];
+  return n;
+}
+
+STC_TEST(rule5_check_on_call_costs_one_reference_run) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK); /* winner "a" */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  STC_CHECK(pol.check_on_call && !pol.trust_verified);
+  stc_tuner *t = new_tuner(&pol, dir); /* a new process */
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  call_fake f;
+  call_fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK(d.verified && d.served && !d.trusted);
+  /* One check: the reference once on scratch, the winner once on the
+   * call's arguments (which hold its result), nothing else. */
+  STC_CHECK_EQ_U64(f.checks, 1);
+  STC_CHECK_EQ_U64(f.reference_runs, 1);
+  STC_CHECK_EQ_U64(f.real_runs[1], 1);
+  STC_CHECK_EQ_U64(f.real_runs[0] + f.real_runs[2], 0);
+  STC_CHECK_EQ_INT(f.holds, 1);
+  STC_CHECK_EQ_U64(runner_calls(&f), 1);
+  stc_decision_clear(&d);
+  /* Verified in memory: never checked again in this process, and a later
+   * call is not served by the tuner. */
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_MEMORY_CACHE);
+  STC_CHECK(d.verified && !d.served);
+  STC_CHECK_EQ_U64(runner_calls(&f), 1);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.disk_checks, 1);
+  STC_CHECK_EQ_U64(s.trusted_hits, 0);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_check_on_call_catches_a_wrong_winner) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  call_fake f;
+  call_fake_init(&f, 3, times);
+  f.wrong[1] = true; /* the planted winner is wrong here */
+  stc_decision d;
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CHECK_FAILED);
+  STC_CHECK_STR_EQ(stc_decision_source_str(d.source), "check-failed");
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK(d.served && !d.verified);
+  /* The call holds the reference's result; nothing else ran. */
+  STC_CHECK_EQ_INT(f.holds, 0);
+  STC_CHECK_EQ_U64(runner_calls(&f), 1);
+  stc_decision_clear(&d);
+  stc_tuner_stats s;
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.disk_hits, 0);
+  STC_CHECK_EQ_U64(s.invalidations, 1);
+  /* The next call explores, with "a" banned: "b" wins. */
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK(!d.served);
+  STC_CHECK_EQ_U64(f.base.measures[1] + f.base.validations[1], 0);
+  STC_CHECK_EQ_U64(f.checks, 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  /* The wrong record is gone for everyone: "b" is on disk now. */
+  pol.mode = STC_MODE_CACHE_ONLY;
+  t = new_tuner(&pol, dir);
+  call_fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK_STR_EQ(d.name, "b");
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_check_on_call_wrong_winner_in_cache_only_keeps_reference) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.mode = STC_MODE_CACHE_ONLY;
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  call_fake f;
+  call_fake_init(&f, 3, times);
+  f.wrong[1] = true;
+  stc_decision d;
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CHECK_FAILED);
+  STC_CHECK_EQ_INT(f.holds, 0);
+  stc_decision_clear(&d);
+  /* Next call: no record, cache-only: the reference, nothing runs. */
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CACHE_MISS);
+  STC_CHECK(!d.served);
+  STC_CHECK_EQ_U64(runner_calls(&f), 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_check_on_call_device_error_quarantines_and_says_served) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  for (int after = 0; after < 2; after++) {
+    call_fake f;
+    call_fake_init(&f, 3, times);
+    f.check_status = STC_ERR_DEVICE;
+    f.fail_after_run = after;
+    stc_decision d;
+    if (after) {
+      stc_tuner_destroy(t);
+      t = new_tuner(&pol, dir);
+    }
+    STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_ERR_DEVICE);
+    /* Served only when the winner ran: then the call holds the reference's
+     * result, and the caller must not run the call again. */
+    STC_CHECK(d.served == (bool)after);
+    STC_CHECK_EQ_INT(f.holds, after ? 0 : -1);
+    STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_ERR_QUARANTINED);
+    stc_tuner_stats s;
+    stc_tuner_stats_get(t, &s);
+    STC_CHECK_EQ_U64(s.device_failures, 1);
+  }
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_seed_policy_validates_on_scratch_then_the_call_runs) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  STC_CHECK_EQ_INT(seed_disk(dir, &p, c), STC_OK);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init_seed(&pol);
+  STC_CHECK(!pol.check_on_call && !pol.trust_verified);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  call_fake f;
+  call_fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK(d.verified && !d.served);
+  STC_CHECK_EQ_U64(f.checks, 0);
+  STC_CHECK_EQ_U64(f.base.validations[1], 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(rule5_check_on_call_reference_winner_needs_no_check) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  stc_tuner *t = new_tuner(&pol, dir);
+  uint64_t times[FAKE_MAX] = {100, 150, 180}; /* the reference wins */
+  call_fake f;
+  call_fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_U64(d.index, 0);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  t = new_tuner(&pol, dir);
+  call_fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK_EQ_U64(d.index, 0);
+  STC_CHECK(!d.served);
+  STC_CHECK_EQ_U64(runner_calls(&f), 0);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+/* Tunes (p, c) once under pol into dir with a plain fake: winner "a". */
+static stc_status tune_into(const char *dir, const stc_tuner_policy *pol,
+                            const stc_problem *p, const stc_candidate *c) {
+  stc_tuner *t = new_tuner(pol, dir);
+  if (!t)
+    return STC_ERR_INVALID;
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  stc_status status = select0(t, p, c, 3, &f, &d);
+  if (status == STC_OK && (d.source != STC_SOURCE_TUNED || d.index != 1))
+    status = STC_ERR_INVALID;
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  return status;
+}
+
+STC_TEST(trust_verified_skips_the_check_only_for_the_same_code) {
+  char dir[4200];
+  cache_dir(dir, sizeof dir, "cache");
+  stc_problem p = make_problem("w");
+  p.persistent = true;
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  const char *ids[3] = {"code=r1", "code=a1", "code=b1;blas=/lib/x.so;size=1"};
+  for (int i = 0; i < 3; i++)
+    c[i].code_identity = ids[i];
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&pol, "trust-verified", "1", NULL),
+                   STC_OK);
+  STC_CHECK_EQ_INT(tune_into(dir, &pol, &p, c), STC_OK);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  call_fake f;
+  stc_decision d;
+  stc_tuner_stats s;
+  /* Same code and library: used with no runner call at all. */
+  stc_tuner *t = new_tuner(&pol, dir);
+  call_fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK(d.trusted && d.verified && !d.served);
+  STC_CHECK_EQ_U64(runner_calls(&f), 0);
+  stc_tuner_stats_get(t, &s);
+  STC_CHECK_EQ_U64(s.trusted_hits, 1);
+  STC_CHECK_EQ_U64(s.disk_checks, 0);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  /* Without trust_verified the same record is not even found (its key
+   * names the code), and the check path keeps its own records. */
+  stc_tuner_policy plain;
+  stc_tuner_policy_init(&plain);
+  plain.mode = STC_MODE_CACHE_ONLY;
+  t = new_tuner(&plain, dir);
+  call_fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select_call(t, &p, c, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_CACHE_MISS);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+  /* A changed code hash, or a changed library identity: a miss. */
+  stc_tuner_policy only = pol;
+  only.mode = STC_MODE_CACHE_ONLY;
+  for (int changed = 0; changed < 2; changed++) {
+    stc_candidate other[3];
+    memcpy(other, c, sizeof other);
+    if (changed == 0)
+      other[1].code_identity = "code=a2";
+    else
+      other[2].code_identity = "code=b1;blas=/lib/y.so;size=1";
+    t = new_tuner(&only, dir);
+    call_fake_init(&f, 3, times);
+    STC_CHECK_EQ_INT(select_call(t, &p, other, 3, &f, &d), STC_OK);
+    STC_CHECK_EQ_INT(d.source, STC_SOURCE_CACHE_MISS);
+    STC_CHECK(!d.trusted);
+    STC_CHECK_EQ_U64(runner_calls(&f), 0);
+    stc_decision_clear(&d);
+    stc_tuner_destroy(t);
+  }
+  /* A candidate whose code is unknown: nothing can be trusted; the record
+   * (keyed with the unknown code) is checked on the call instead. */
+  stc_candidate unknown[3];
+  memcpy(unknown, c, sizeof unknown);
+  unknown[2].code_identity = NULL;
+  STC_CHECK_EQ_INT(tune_into(dir, &pol, &p, unknown), STC_OK);
+  t = new_tuner(&pol, dir);
+  call_fake_init(&f, 3, times);
+  STC_CHECK_EQ_INT(select_call(t, &p, unknown, 3, &f, &d), STC_OK);
+  STC_CHECK_EQ_INT(d.source, STC_SOURCE_DISK_CACHE);
+  STC_CHECK(!d.trusted && d.served && d.verified);
+  STC_CHECK_EQ_U64(f.checks, 1);
+  STC_CHECK_EQ_U64(f.reference_runs, 1);
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
+STC_TEST(trust_verified_and_check_on_call_policy_fields) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  STC_CHECK(p.check_on_call);
+  STC_CHECK(!p.trust_verified);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "TRUST_VERIFIED", "yes", &err),
+                   STC_OK);
+  STC_CHECK(p.trust_verified);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "check-on-call", "0", &err),
+                   STC_OK);
+  STC_CHECK(!p.check_on_call);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "trust_verified", "maybe", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK(p.trust_verified); /* unchanged on error */
+  STC_CHECK_EQ_INT(stc_tuner_policy_validate(&p, &err), STC_OK);
 }
 
 STC_TEST(rule5_cache_only_stops_after_disk) {
@@ -2883,8 +3271,8 @@ STC_TEST(economics_near_tie_keeps_the_earlier_winner) {
   static const size_t expected[] = {1, 2, 3};
   for (int k = 0; k < 3; k++) {
     uint64_t times[4] = {100000, 50000, 49000, k == 2 ? 40000 : 60000};
-    stc_candidate c[4] = {{"ref", NULL, true, 0, true}, {"a", NULL, true, 0, true},
-                          {"b", NULL, true, 0, true}, {"c", NULL, true, 0, true}};
+    stc_candidate c[4] = {{"ref", NULL, true, 0, true, NULL}, {"a", NULL, true, 0, true, NULL},
+                          {"b", NULL, true, 0, true, NULL}, {"c", NULL, true, 0, true, NULL}};
     stc_tuner_policy policy;
     unbounded_policy(&policy);
     policy.order = STC_ORDER_DECLARED;
@@ -3324,8 +3712,8 @@ static stc_status simulate_tune(const stc_tuner_policy *pol,
   static const char *const names[] = {"ref", "blas", "v1", "v2", "v3",
                                       "v4",  "v5",   "v6", "v7", "v8"};
   for (size_t i = 0; i < count; i++)
-    c[i] = (stc_candidate){names[i], NULL, true, 0, true};
-  stc_trial_runner r = {&s, simulated_validate, simulated_measure};
+    c[i] = (stc_candidate){names[i], NULL, true, 0, true, NULL};
+  stc_trial_runner r = {&s, simulated_validate, simulated_measure, NULL};
   stc_problem p = make_problem("1024x1024x1024");
   stc_status status =
       select_in_order(t, &p, c, count, 0, order, order_count, &r, d, NULL);
