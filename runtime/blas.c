@@ -213,6 +213,10 @@ void stc_rt__blas_reset(void) {
   pthread_mutex_unlock(&g_lock);
 }
 
+bool stc_rt__blas_attempted(void) {
+  return atomic_load_explicit(&g_done, memory_order_acquire);
+}
+
 bool stc_rt_blas_available(const char **library, const char **why) {
   ensure_loaded();
   if (library)

@@ -789,8 +789,18 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
     check_all(s, w, desc, config);
   int32_t selected = atomic_load_explicit(&w->selected, memory_order_acquire);
   bool served = false;
-  size_t chosen = selected >= 0 ? (size_t)selected
-                                : decide(s, w, desc, tuner, config, &served);
+  size_t chosen;
+  if (selected >= 0)
+    chosen = (size_t)selected;
+  else if (config->policy.mode == STC_MODE_DISABLED && !config->print_reports)
+    /* STC_TUNE=off: the tuner would answer "reference" (rule 2); asking it
+     * costs scratch copies of the arguments and loading the vendor BLAS
+     * (OpenBLAS starts its threads: 6 ms CPU, 18 ms wall per process) to
+     * decide eligibility nobody needs. With reports on, it is asked, so
+     * that each site's decision is printed. */
+    chosen = publish(s, w, site->reference, NULL, config);
+  else
+    chosen = decide(s, w, desc, tuner, config, &served);
   if (!served)
     stc_rt__call_variant(site, chosen, desc);
 }

@@ -56,6 +56,9 @@ const char *stc_rt__blas_identity(void);
 /* Test-only: the next BLAS call reads $STC_BLAS / $STC_BLAS_LIBRARY again.
  * Not safe while another thread is inside an entry point. */
 void stc_rt__blas_reset(void);
+/* Test-only: whether anything asked for the vendor BLAS since the last
+ * reset (STC_TUNE=off must not: loading OpenBLAS starts its threads). */
+bool stc_rt__blas_attempted(void);
 
 /* ---- trial_cpu.c: the CPU trial runner ---- */
 

@@ -408,6 +408,7 @@ STC_TEST(printed_report_is_a_table_with_runtime_reasons) {
 
 STC_TEST(tune_off_runs_the_reference_without_tuning) {
   STC_CHECK(fresh_runtime(STC_MODE_DISABLED, NULL));
+  stc_rt__blas_reset();
   problem p;
   problem_init(&p, 16, 0, 0, 4);
   enter(&g_static_site, &p);
@@ -418,6 +419,8 @@ STC_TEST(tune_off_runs_the_reference_without_tuning) {
   STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
   /* The reference's entry is published: no later call reaches the runtime. */
   STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)reference_entry);
+  /* Nobody needed the BLAS variant's eligibility: the library stays unloaded. */
+  STC_CHECK(!stc_rt__blas_attempted());
   problem_free(&p);
 }
 

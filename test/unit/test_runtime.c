@@ -424,3 +424,56 @@ STC_TEST(symbols_table_lists_the_region_timer) {
   STC_CHECK(found_begin && found_end);
   STC_CHECK_EQ_INT(stc_rt_abi_version(), STC_RT_ABI_VERSION);
 }
+
+/* memrefCopy (runtime/memref_copy.c), what the memref-to-LLVM lowering
+ * calls for a non-contiguous memref.copy: a transposed 3x4 view copied
+ * into a dense 3x4 buffer, a strided 2x2 window of it back, a rank-0 copy,
+ * and an empty shape that copies nothing. */
+typedef struct unranked_arg {
+  int64_t rank;
+  void *descriptor;
+} unranked_arg;
+
+void memrefCopy(int64_t elem_size, unranked_arg *src, unranked_arg *dst);
+
+typedef struct descriptor2 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} descriptor2;
+
+STC_TEST(memref_copy_strided_transposed_and_rank0) {
+  float a[12], dense[12], window[4] = {0};
+  for (int i = 0; i < 12; i++)
+    a[i] = (float)i; /* a is 4x3, row-major */
+  /* a^T: 3x4 with strides {1, 3}. */
+  descriptor2 at = {a, a, 0, {3, 4}, {1, 3}};
+  descriptor2 out = {dense, dense, 0, {3, 4}, {4, 1}};
+  unranked_arg src = {2, &at}, dst = {2, &out};
+  memrefCopy(sizeof(float), &src, &dst);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++)
+      STC_CHECK(dense[i * 4 + j] == a[j * 3 + i]);
+  /* dense[1:3, 1:3:2] (offset 5, strides {4, 2}) into a 2x2 buffer. */
+  descriptor2 sub = {dense, dense, 5, {2, 2}, {4, 2}};
+  descriptor2 win = {window, window, 0, {2, 2}, {2, 1}};
+  src.descriptor = &sub;
+  dst.descriptor = &win;
+  memrefCopy(sizeof(float), &src, &dst);
+  STC_CHECK(window[0] == dense[5] && window[1] == dense[7]);
+  STC_CHECK(window[2] == dense[9] && window[3] == dense[11]);
+  /* An empty shape copies nothing. */
+  descriptor2 empty = {a, a, 0, {0, 4}, {4, 1}};
+  float before = dense[0];
+  src.descriptor = &empty;
+  dst.descriptor = &out;
+  memrefCopy(sizeof(float), &src, &dst);
+  STC_CHECK(dense[0] == before);
+  /* Rank 0: one element, at the offsets. */
+  struct {
+    float *allocated, *aligned;
+    int64_t offset;
+  } s0 = {a, a, 7}, d0 = {window, window, 1};
+  unranked_arg r0s = {0, &s0}, r0d = {0, &d0};
+  memrefCopy(sizeof(float), &r0s, &r0d);
+  STC_CHECK(window[1] == 7.0f);
+}
