@@ -1,4 +1,4 @@
-// A model whose time is in a matmul called 20 times from a loop; a small add
+// A model whose time is in a matmul called 200 times from a loop; a small add
 // runs once. Used by the profile-guided loop tests.
 func.func @matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -19,8 +19,8 @@ func.func @main() {
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c20 = arith.constant 20 : index
-  scf.for %i = %c0 to %c20 step %c1 {
+  %c200 = arith.constant 200 : index
+  scf.for %i = %c0 to %c200 step %c1 {
     %m = func.call @matmul(%a, %a, %z) : (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   }
   %v = arith.constant dense<1.0> : tensor<4xf32>
