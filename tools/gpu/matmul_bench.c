@@ -3,8 +3,8 @@
  *
  * In:  the kernels' C interfaces, listed by the generated matmul_variants.h
  *      (STC_VARIANT(name, m, k, n, block) per compiled variant, grouped by
- *      shape; each computes C += A B, A m x k, B k x n, row-major f32, and
- *      returns C's descriptor).
+ *      shape; each computes C += A B in place, A m x k, B k x n, row-major
+ *      f32, and returns nothing: tools/gpu/matmul.mlir.in).
  * Out: CSV on stdout, one line per (shape, variant):
  *      m,k,n,variant,block,ms,gflops,max_rel_err_vs_cublas,status
  *      ms is the CUDA-event time of one complete call (median of the timed
@@ -21,12 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef void (*matmul_fn)(stc_rt_memref2 *result, stc_rt_memref2 *a,
-                          stc_rt_memref2 *b, stc_rt_memref2 *c);
+typedef void (*matmul_fn)(stc_rt_memref2 *a, stc_rt_memref2 *b, stc_rt_memref2 *c);
 
 #define STC_VARIANT(name, m, k, n, block) \
-  void _mlir_ciface_##name(stc_rt_memref2 *, stc_rt_memref2 *, stc_rt_memref2 *, \
-                           stc_rt_memref2 *);
+  void _mlir_ciface_##name(stc_rt_memref2 *, stc_rt_memref2 *, stc_rt_memref2 *);
 #include "matmul_variants.h"
 #undef STC_VARIANT
 
@@ -56,12 +54,11 @@ static double time_calls(matmul_fn fn, stc_rt_memref2 *a, stc_rt_memref2 *b,
   double samples[32];
   if (reps > 32)
     reps = 32;
-  stc_rt_memref2 result;
   for (int r = -1; r < reps; r++) {
     if (r >= 0)
       stc_rt_gpu_timer_start(timer, NULL);
     if (fn)
-      fn(&result, a, b, c);
+      fn(a, b, c);
     else
       _mlir_ciface_stc_rt_cublas_matmul_f32(a, b, c);
     double ms = 0;
@@ -138,8 +135,7 @@ int main(void) {
          v++) {
       memset(got, 0, bytes);
       stc_rt_gpu_copy(c, got, bytes, NULL);
-      stc_rt_memref2 result;
-      variants[v].fn(&result, &da, &db, &dc);
+      variants[v].fn(&da, &db, &dc);
       stc_rt_gpu_copy(got, c, bytes, NULL);
       double err = 0;
       bool finite = true;
