@@ -36,11 +36,13 @@ func.func @bmm(%a: tensor<3x64x48xf32>, %b: tensor<3x48x96xf32>, %c: tensor<3x64
 // CHECK: %[[C3:.*]] = arith.constant 3 : index
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C3]], {{.*}} = %{{.*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %[[C16:.*]], %{{.*}} = %[[C16]], %{{.*}} = %{{.*}})
 // CHECK-NOT: memref.alloc
-// CHECK: %[[INIT:.*]] = vector.transfer_read {{.*}} vector<4x2xf32>
+// CHECK-COUNT-4: vector.load {{.*}} : memref<4x2xf32, {{.*}}>, vector<2xf32>
+// CHECK: %[[INIT:.*]] = vector.from_elements {{.*}} : vector<4x2xf32>
 // CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<4x2xf32>)
 // CHECK-COUNT-64: vector.fma
 // CHECK: scf.yield
-// CHECK: vector.transfer_write %[[ACC]]
+// CHECK: vector.extract %[[ACC]]
+// CHECK-COUNT-4: vector.store {{.*}} : memref<4x2xf32, {{.*}}>, vector<2xf32>
 // CHECK-NOT: memref.alloc
 // CHECK: gpu.terminator
 // CHECK: func.func @odd
@@ -57,3 +59,29 @@ func.func @bmm(%a: tensor<3x64x48xf32>, %b: tensor<3x48x96xf32>, %c: tensor<3x64
 // BATCH: func.func @bmm
 // BATCH: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C3:.*]], {{.*}} = %[[C2:.*]], {{.*}} = %[[C3]]) threads({{.*}}) in (%{{.*}} = %[[C8:.*]], %{{.*}} = %[[C8]], %{{.*}} = %{{.*}})
 // BATCH: scf.for {{.*}} iter_args({{.*}}) -> (vector<1x4x4xf32>)
+// BATCH-COUNT-256: vector.fma
+
+// /shared: each k step's A and B tiles are copied into workgroup memory by
+// all threads (launch workgroup attributions, no allocation), with barriers
+// around each thread's FMAs from shared memory.
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-schedule=64x32/4x2/k16/shared --mlir-print-ir-after-all %s -o %t.shared.mlir 2>%t.shared.log; FileCheck %s --check-prefix=SHARED < %t.shared.log
+// RUN: FileCheck %s --check-prefix=SHARED-REMARK < %t.shared.log
+// RUN: FileCheck %s --check-prefix=SHARED-PTX < %t.shared.mlir
+// SHARED-REMARK: remark: --gpu-schedule: /shared is for linalg.matmul only: the default kernel
+// SHARED-LABEL: IR Dump After StcGpuMapForall
+// SHARED: func.func @mm(
+// SHARED-NOT: memref.alloc
+// SHARED: gpu.launch {{.*}} workgroup(%[[SA:.*]] : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>)
+// SHARED-NOT: memref.alloc
+// SHARED: scf.for
+// SHARED: memref.view %[[SA]]
+// SHARED: memref.view %[[SB]]
+// SHARED: gpu.barrier
+// SHARED: vector.fma
+// SHARED: gpu.barrier
+// SHARED-NOT: memref.alloc
+// SHARED: gpu.terminator
+// SHARED-PTX: gpu.binary @mm_kernel
+// SHARED-PTX-SAME: .shared .align
+// SHARED-PTX-SAME: ld.shared.b32
+// SHARED-PTX-SAME: bar.sync

@@ -14,9 +14,9 @@
  *   - hoists the C tile's read and write out of the k loop
  *     (transform.loop.hoist_loop_invariant_subsets): the accumulators stay in
  *     registers for the whole reduction, C is read and written once.
- *   The enclosing function gets stc.gpu_block_dims = [BN/TN, BM/TM, 1].
+ *   The enclosing function gets stc.gpu_tiles = [BN/TN, BM/TM, 1].
  * stc-gpu-map-forall (after bufferization): in each function carrying
- *   stc.gpu_block_dims, the block forall becomes a gpu.launch
+ *   stc.gpu_tiles, the block forall becomes a gpu.launch
  *   (transform.gpu.map_forall_to_blocks generate_gpu_launch) and the thread
  *   forall its threads (map_nested_forall_to_threads); gpu-kernel-outlining
  *   then outlines it like the default kernels.
@@ -56,12 +56,14 @@
 bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
                             size_t why_size) {
   stc_gpu_schedule s = {0};
-  char tail = 0;
-  if (!text || sscanf(text, "%dx%d/%dx%d/k%d%c", &s.bm, &s.bn, &s.tm, &s.tn, &s.bk,
-                      &tail) != 5) {
-    snprintf(why, why_size, "expected BMxBN/TMxTN/kBK, e.g. 64x64/4x4/k8");
+  int used = -1;
+  if (!text || sscanf(text, "%dx%d/%dx%d/k%d%n", &s.bm, &s.bn, &s.tm, &s.tn, &s.bk,
+                      &used) != 5 || used < 0 ||
+      (text[used] && strcmp(text + used, "/shared") != 0)) {
+    snprintf(why, why_size, "expected BMxBN/TMxTN/kBK[/shared], e.g. 64x64/4x4/k8");
     return false;
   }
+  s.shared = text[used] != 0;
   if (s.bm <= 0 || s.bn <= 0 || s.tm <= 0 || s.tn <= 0 || s.bk <= 0 ||
       s.bm > 1024 || s.bn > 1024 || s.bk > 256) {
     snprintf(why, why_size, "sizes must be positive (block tiles and k at most "
@@ -88,7 +90,8 @@ bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
 }
 
 void stc_gpu_schedule_name(const stc_gpu_schedule *s, char *out, size_t size) {
-  snprintf(out, size, "gpu_b%dx%d_t%dx%d_k%d", s->bm, s->bn, s->tm, s->tn, s->bk);
+  snprintf(out, size, "gpu_b%dx%d_t%dx%d_k%d%s", s->bm, s->bn, s->tm, s->tn, s->bk,
+           s->shared ? "_shared" : "");
 }
 
 /* ---- stage A: tiling and vectorization on tensors --------------------- */
@@ -163,6 +166,16 @@ static void stage_a_script(const stc_gpu_schedule *s, bool batch, stc_text *t) {
       "module attributes {transform.with_named_sequence} {\n"
       "  transform.named_sequence @" SEQUENCE "(%%op: !transform.any_op {transform.consumed}) {\n"
       "    %%func = transform.get_parent_op %%op {isolated_from_above} : (!transform.any_op) -> !transform.any_op\n");
+  if (s->shared) { /* the rest after bufferization: shared_script */
+    stc_text_appendf(
+        t,
+        "    %%t1, %%f1 = transform.structured.tile_using_forall %%op tile_sizes [%d, %d] "
+        "(mapping = [#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+        "    %%t2, %%l2 = transform.structured.tile_using_for %%t1 tile_sizes [0, 0, %d] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+        "    transform.yield\n  }\n}\n",
+        s->bm, s->bn, s->bk);
+    return;
+  }
   if (batch)
     stc_text_appendf(
         t,
@@ -255,7 +268,8 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
   }
   char name[96], dims[96], what[160];
   stc_gpu_schedule_name(s, name, sizeof name);
-  snprintf(dims, sizeof dims, "array<i64: %d, %d, 1>", s->bn / s->tn, s->bm / s->tm);
+  snprintf(dims, sizeof dims, "array<i64: %d, %d, %d, %d, %d, %d>", s->bm, s->bn, s->tm,
+           s->tn, s->bk, s->shared);
   snprintf(what, sizeof what, "--gpu-schedule %s", name);
   MlirAttribute dims_attr = mlirAttributeParseGet(ctx, stc__str(dims));
   for (size_t i = 0; i < list.count; i++) {
@@ -268,6 +282,11 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
      * kernel. Such an op keeps the default kernel. */
     int64_t m, n, k;
     op_sizes(op, batch, &m, &n, &k);
+    if (batch && s->shared) {
+      stc__pass_remark(ctx, op, "--gpu-schedule: /shared is for linalg.matmul only: "
+                                "the default kernel");
+      continue;
+    }
     if (m % s->bm || n % s->bn || k % s->bk) {
       char message[256];
       snprintf(message, sizeof message,
@@ -285,7 +304,7 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
       mlirExternalPassSignalFailure(pass);
       break;
     }
-    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(func, stc__str("stc.gpu_block_dims")))) {
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(func, stc__str("stc.gpu_tiles")))) {
       /* One launch per function: map_forall_to_blocks maps the unique
        * top-level forall. A second op keeps the default kernel. */
       continue;
@@ -307,7 +326,7 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
       mlirExternalPassSignalFailure(pass);
       break;
     }
-    mlirOperationSetAttributeByName(func, stc__str("stc.gpu_block_dims"), dims_attr);
+    mlirOperationSetAttributeByName(func, stc__str("stc.gpu_tiles"), dims_attr);
     mlirOperationSetAttributeByName(func, stc__str("stc.gpu_schedule"),
                                     mlirStringAttrGet(ctx, stc__str(name)));
   }
@@ -349,28 +368,160 @@ MlirPass stc_gpu_schedule_pass_create(const stc_gpu_schedule *schedule) {
 
 /* ---- stage B: foralls to gpu.launch ------------------------------------ */
 
+/* /shared, after bufferization: A's BMxBK and B's BKxBN tiles of each k
+ * step promoted to workgroup memory, each copy spread over the block's
+ * threads (a thread copies a ceil(BM/ty) x ceil(BK/tx) piece of A and a
+ * ceil(BK/ty) x ceil(BN/tx) piece of B: B's rows are read coalesced), then
+ * each thread's TM x TN x BK step from shared memory (map_nested_forall_
+ * to_threads puts a barrier after each distributed step). C is read and
+ * written once per k step. */
+static void shared_script(const stc_gpu_schedule *s, stc_text *t) {
+  int ty = s->bm / s->tm, tx = s->bn / s->tn;
+  int a0 = (s->bm + ty - 1) / ty, a1 = (s->bk + tx - 1) / tx;
+  int b0 = (s->bk + ty - 1) / ty, b1 = (s->bn + tx - 1) / tx;
+  stc_text_appendf(
+      t,
+      "    %%mm = transform.structured.match ops{[\"linalg.matmul\"]} in %%func : (!transform.any_op) -> !transform.any_op\n"
+      "    %%p = transform.structured.promote %%mm { operands_to_promote = [0, 1], memory_space = #gpu.address_space<workgroup> } : (!transform.any_op) -> !transform.any_op\n"
+      "    %%copies = transform.structured.match ops{[\"linalg.copy\"]} in %%func : (!transform.any_op) -> !transform.any_op\n"
+      "    %%ca, %%cb = transform.split_handle %%copies : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+      "    %%cat, %%caf = transform.structured.tile_using_forall %%ca num_threads [%d, %d] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+      "    %%cbt, %%cbf = transform.structured.tile_using_forall %%cb num_threads [%d, %d] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+      "    transform.structured.vectorize %%cat vector_sizes [%d, %d] : !transform.any_op\n"
+      "    transform.structured.vectorize %%cbt vector_sizes [%d, %d] : !transform.any_op\n"
+      "    %%t3, %%f3 = transform.structured.tile_using_forall %%p num_threads [%d, %d] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+      "    transform.structured.vectorize %%t3 vector_sizes [%d, %d, %d] : !transform.any_op\n"
+      "    transform.apply_patterns to %%func {\n"
+      "      transform.apply_patterns.vector.lower_masked_transfers\n"
+      "    } : !transform.any_op\n"
+      "    transform.apply_patterns to %%func {\n"
+      "      transform.apply_patterns.vector.reduction_to_contract\n"
+      "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+      "      transform.apply_patterns.canonicalization\n"
+      "    } : !transform.any_op\n"
+      "    transform.apply_patterns to %%func {\n"
+      "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
+      "      transform.apply_patterns.vector.lower_outerproduct\n"
+      "      transform.apply_patterns.canonicalization\n"
+      "    } : !transform.any_op\n",
+      ty, tx, ty, tx, a0, a1, b0, b1, ty, tx, s->tm, s->tn, s->bk);
+}
+
+/* Workgroup-memory allocations inside a gpu.launch become the launch's
+ * workgroup attributions (the NVVM lowering has no allocator for them);
+ * their deallocations go. */
+static MlirWalkResult find_launch(MlirOperation op, void *user) {
+  if (stc__op_is(op, "gpu.launch")) {
+    *(MlirOperation *)user = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+typedef struct alloc_list {
+  MlirOperation ops[16];
+  size_t count;
+  bool too_many;
+} alloc_list;
+
+static MlirWalkResult find_workgroup_alloc(MlirOperation op, void *user) {
+  alloc_list *list = user;
+  if (!stc__op_is(op, "memref.alloc") || mlirOperationGetNumOperands(op) != 0)
+    return MlirWalkResultAdvance;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirAttribute space = mlirMemRefTypeGetMemorySpace(type);
+  if (mlirAttributeIsNull(space) ||
+      !mlirAttributeEqual(space, mlirAttributeParseGet(mlirOperationGetContext(op),
+                                                       stc__str("#gpu.address_space<workgroup>"))))
+    return MlirWalkResultAdvance;
+  if (list->count == 16) {
+    list->too_many = true;
+    return MlirWalkResultInterrupt;
+  }
+  list->ops[list->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static bool attribute_workgroup_memory(MlirOperation func) {
+  MlirOperation launch = {NULL};
+  mlirOperationWalk(func, find_launch, &launch, MlirWalkPreOrder);
+  if (mlirOperationIsNull(launch))
+    return false;
+  alloc_list list = {0};
+  mlirOperationWalk(launch, find_workgroup_alloc, &list, MlirWalkPreOrder);
+  if (list.too_many)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(launch, 0));
+  MlirContext ctx = mlirOperationGetContext(func);
+  for (size_t i = 0; i < list.count; i++) {
+    MlirValue buffer = mlirOperationGetResult(list.ops[i], 0);
+    /* Deallocations first (they are uses). */
+    for (;;) {
+      MlirOpOperand use = mlirValueGetFirstUse(buffer);
+      MlirOperation user = {NULL};
+      for (; !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+        if (stc__op_is(mlirOpOperandGetOwner(use), "memref.dealloc")) {
+          user = mlirOpOperandGetOwner(use);
+          break;
+        }
+      if (mlirOperationIsNull(user))
+        break;
+      mlirOperationDestroy(user);
+    }
+    MlirValue argument = mlirBlockInsertArgument(body, (intptr_t)(12 + i),
+                                                 mlirValueGetType(buffer),
+                                                 mlirOperationGetLocation(list.ops[i]));
+    mlirValueReplaceAllUsesOfWith(buffer, argument);
+    mlirOperationDestroy(list.ops[i]);
+  }
+  mlirOperationSetAttributeByName(
+      launch, stc__str("workgroup_attributions"),
+      mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), (int64_t)list.count));
+  return true;
+}
+
 static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
   (void)user;
   MlirContext ctx = mlirOperationGetContext(module);
   MlirRegion body = mlirOperationGetRegion(module, 0);
   for (MlirOperation func = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(body));
        !mlirOperationIsNull(func); func = mlirOperationGetNextInBlock(func)) {
-    MlirAttribute dims = mlirOperationGetAttributeByName(func, stc__str("stc.gpu_block_dims"));
-    if (mlirAttributeIsNull(dims) || !mlirAttributeIsADenseI64Array(dims) ||
-        mlirDenseArrayGetNumElements(dims) != 3)
+    MlirAttribute tiles = mlirOperationGetAttributeByName(func, stc__str("stc.gpu_tiles"));
+    if (mlirAttributeIsNull(tiles) || !mlirAttributeIsADenseI64Array(tiles) ||
+        mlirDenseArrayGetNumElements(tiles) != 6)
       continue;
-    int64_t x = mlirDenseI64ArrayGetElement(dims, 0), y = mlirDenseI64ArrayGetElement(dims, 1);
+    stc_gpu_schedule s = {(int)mlirDenseI64ArrayGetElement(tiles, 0),
+                          (int)mlirDenseI64ArrayGetElement(tiles, 1),
+                          (int)mlirDenseI64ArrayGetElement(tiles, 2),
+                          (int)mlirDenseI64ArrayGetElement(tiles, 3),
+                          (int)mlirDenseI64ArrayGetElement(tiles, 4),
+                          mlirDenseI64ArrayGetElement(tiles, 5) != 0};
     stc_text text = {0};
     stc_text_appendf(
         &text,
         "module attributes {transform.with_named_sequence} {\n"
-        "  transform.named_sequence @" SEQUENCE "(%%func: !transform.any_op {transform.consumed}) {\n"
+        "  transform.named_sequence @" SEQUENCE "(%%func: !transform.any_op {transform.consumed}) {\n");
+    if (s.shared)
+      shared_script(&s, &text);
+    /* Transfers to plain vector loads and stores (convert-gpu-to-nvvm
+     * lowers those, in any address space). */
+    stc_text_appendf(
+        &text,
+        "    transform.apply_patterns to %%func {\n"
+        "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true\n"
+        "    } : !transform.any_op\n"
+        "    transform.apply_patterns to %%func {\n"
+        "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
+        "      transform.apply_patterns.canonicalization\n"
+        "    } : !transform.any_op\n");
+    stc_text_appendf(
+        &text,
         "    %%launch = transform.gpu.map_forall_to_blocks %%func generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n"
-        "    transform.gpu.map_nested_forall_to_threads %%launch block_dims = [%lld, %lld, 1] : (!transform.any_op) -> !transform.any_op\n"
+        "    transform.gpu.map_nested_forall_to_threads %%launch block_dims = [%d, %d, 1] : (!transform.any_op) -> !transform.any_op\n"
         "    transform.yield\n"
         "  }\n"
         "}\n",
-        (long long)x, (long long)y);
+        s.bn / s.tn, s.bm / s.tm);
     MlirOperation entry;
     MlirOperation script = text.out_of_memory ? (MlirOperation){NULL}
                                               : parse_script(ctx, text.data, &entry);
@@ -388,7 +539,13 @@ static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
       mlirExternalPassSignalFailure(pass);
       return;
     }
-    mlirOperationRemoveAttributeByName(func, stc__str("stc.gpu_block_dims"));
+    if (s.shared && !attribute_workgroup_memory(func)) {
+      mlirEmitError(loc, "--gpu-schedule: the shared-memory tiles could not become "
+                         "workgroup attributions");
+      mlirExternalPassSignalFailure(pass);
+      return;
+    }
+    mlirOperationRemoveAttributeByName(func, stc__str("stc.gpu_tiles"));
   }
 }
 

@@ -206,7 +206,7 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
              "expand-strided-metadata,lower-affine),"
              "lower-affine,convert-scf-to-cf,"
              "nvvm-attach-target{chip=%s O=3},"
-             "gpu.module(convert-vector-to-llvm,convert-gpu-to-nvvm),"
+             "gpu.module(convert-gpu-to-nvvm,convert-vector-to-llvm,convert-ub-to-llvm),"
              "convert-nvvm-to-llvm,"
              "reconcile-unrealized-casts,"
              "gpu-module-to-binary{format=%s%s},"
