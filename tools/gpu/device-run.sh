@@ -185,7 +185,19 @@ run() {
       timeout 120 "$sanitizer" --tool memcheck --print-limit 10 "$exe" 2>&1 \
         | grep '^=========' | grep -v '^========= *$' | head -12
     done > "$out/sanitizer.log"
-    grep -q 'ERROR SUMMARY: [1-9]' "$out/sanitizer.log" && failures=$((failures + 1))
+    # The scheduled kernels: shared-memory races (barriers) and accesses.
+    local only tool
+    for only in 256x256x256_s64x64_4x4_k16_shared 128x256x256_s128x128_8x8_k16_shared \
+                256x256x256_s64x64_4x4_k8 128x256x256_s64x128_4x8_k8; do
+      for tool in memcheck racecheck; do
+        echo "== matmul_bench $only ($tool)"
+        STC_BENCH_ONLY=$only timeout 120 "$sanitizer" --tool $tool --print-limit 10 \
+          "$bundle/bin/matmul_bench" 2>&1 | grep -E '^=========|WRONG|gpu-error' \
+          | grep -v '^========= *$' | head -12
+      done
+    done >> "$out/sanitizer.log"
+    grep -q 'ERROR SUMMARY: [1-9]\|RACECHECK SUMMARY: [1-9]' "$out/sanitizer.log" &&
+      failures=$((failures + 1))
   fi
   "$bundle/bin/matmul_bench" > "$out/matmul.csv" 2> "$out/matmul.err" || failures=$((failures + 1))
   python3 "$bundle/triton_matmul.py" ${STC_BENCH_SHAPES:-$default_shapes} > "$out/reference.csv" \

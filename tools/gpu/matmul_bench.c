@@ -12,6 +12,8 @@
  *      every runtime stream synchronizes with. The error is each variant's
  *      C (from C = 0) against cuBLAS's, max |x - y| / (|y| + 0.01 max|y|):
  *      the summation orders differ, so elements near 0 get a scale term.
+ * $STC_BENCH_ONLY=text runs only the variants whose name contains text (and
+ * no cuBLAS timing): for compute-sanitizer runs of a few kernels.
  * Exit 0 when every variant ran and matched within 1e-3; 1 otherwise; 77
  * when no GPU is usable. */
 #include "stc/rt_gpu.h"
@@ -91,10 +93,20 @@ int main(void) {
   printf("m,k,n,variant,block,ms,gflops,max_rel_err_vs_cublas,status\n");
   int failures = 0;
   size_t count = sizeof variants / sizeof *variants;
+  const char *only = getenv("STC_BENCH_ONLY");
+  if (only && !*only)
+    only = NULL;
   for (size_t v0 = 0; v0 < count; v0++) {
     int64_t m = variants[v0].m, k = variants[v0].k, n = variants[v0].n;
     if (v0 > 0 && variants[v0 - 1].m == m && variants[v0 - 1].k == k &&
         variants[v0 - 1].n == n)
+      continue;
+    bool wanted = !only;
+    for (size_t v = v0; v < count && !wanted && variants[v].m == m &&
+                        variants[v].k == k && variants[v].n == n;
+         v++)
+      wanted = strstr(variants[v].name, only) != NULL;
+    if (!wanted)
       continue;
     size_t elements = (size_t)(m * n), bytes = elements * sizeof(float);
     size_t elements_a = (size_t)(m * k), elements_b = (size_t)(k * n);
@@ -125,7 +137,7 @@ int main(void) {
       stc_rt_gpu_copy(want, c_ref, bytes, NULL);
       for (size_t i = 0; i < elements; i++)
         max_ref = fmax(max_ref, fabs(want[i]));
-      double ms = time_calls(NULL, &da, &db, &dref, 20, timer);
+      double ms = only ? 0 : time_calls(NULL, &da, &db, &dref, 20, timer);
       printf("%lld,%lld,%lld,cublas_sgemm,-,%.4f,%.1f,0,%s\n", (long long)m,
              (long long)k, (long long)n, ms,
              ms > 0 ? flops / (ms * 1e6) : 0.0, ms > 0 ? "ok" : "timing-failed");
@@ -133,6 +145,8 @@ int main(void) {
     for (size_t v = v0; v < count && variants[v].m == m && variants[v].k == k &&
                         variants[v].n == n;
          v++) {
+      if (only && !strstr(variants[v].name, only))
+        continue;
       memset(got, 0, bytes);
       stc_rt_gpu_copy(c, got, bytes, NULL);
       variants[v].fn(&da, &db, &dc);
@@ -143,7 +157,7 @@ int main(void) {
         finite &= isfinite(got[i]);
         err = fmax(err, fabs(got[i] - want[i]) / (fabs(want[i]) + 1e-2 * max_ref));
       }
-      double ms = time_calls(variants[v].fn, &da, &db, &dc, reps, timer);
+      double ms = time_calls(variants[v].fn, &da, &db, &dc, only ? 1 : reps, timer);
       const char *status = stc_rt_gpu_last_status(NULL) != STC_OK ? "gpu-error"
                            : !finite || err > 1e-3                  ? "WRONG"
                            : ms <= 0                                ? "timing-failed"
