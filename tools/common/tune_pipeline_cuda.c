@@ -8,9 +8,10 @@
  *      LLVM translation turns into mgpuModuleLoad* from a global constructor
  *      and mgpuLaunchKernel calls (libstc_rt, runtime/gpu.c).
  *
- * This is the default lowering only (every op on the GPU, one correct
- * kernel each); tunable sites with GPU variants are not built yet
- * (docs/gpu.md says what is missing). */
+ * This is the default lowering (every op on the GPU, one correct kernel
+ * each), or for matmul / batch_matmul the one schedule --gpu-schedule names
+ * (gpu_schedule.c); tunable sites with several GPU variants are not built
+ * yet (docs/gpu.md says what is missing). */
 #include "tune_pipeline_cuda.h"
 
 #include <stdio.h>
