@@ -14,7 +14,12 @@
  * and, conservatively, every memref operand, result and region argument
  * (and region terminator operand) of any other op that is not known to keep
  * its buffers apart (memref.load/store/dim/copy/dealloc, external calls,
- * launches). Joining too much only keeps more buffers on the device, which
+ * launches), and a memref.copy into a fresh memref.alloc (a clone, e.g.
+ * what ownership-based deallocation returns for a public function's result
+ * that is one of its arguments): a clone lives where its source lives,
+ * else returning a device argument would return a host copy made by a
+ * device-to-host transfer in every call (the slowdown of the matmul bench
+ * after 0a571f3). Joining too much only keeps more buffers on the device, which
  * is what the pass did without this analysis; joining too little would put
  * a kernel's buffer in host memory, so unknown values count as device. */
 #include "tune_pipeline_cuda.h"
@@ -259,6 +264,11 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
       join(p, mlirOperationGetOperand(op, 0), mlirOperationGetResult(op, r));
   } else if (stc__op_is(op, "func.call")) {
     visit_call(p, op);
+  } else if (stc__op_is(op, "memref.copy")) {
+    MlirValue target = mlirOperationGetOperand(op, 1);
+    if (mlirValueIsAOpResult(target) &&
+        stc__op_is(mlirOpResultGetOwner(target), "memref.alloc"))
+      join(p, mlirOperationGetOperand(op, 0), target);
   } else if (!keeps_apart(op)) {
     visit_other(p, op);
   }

@@ -32,6 +32,9 @@ typedef struct stc_tune_pipeline_options {
   const char *gpu_format;
   const char *gpu_block;
   const char *gpu_mapping; /* "inner-x" (NULL) or "outer-x" */
+  /* NULL, or BMxBN/TMxTN/kBK: register-tiled matmul / batch_matmul kernels
+   * (tools/common/gpu_schedule.c) instead of one thread per element. */
+  const char *gpu_schedule;
 } stc_tune_pipeline_options;
 
 /* Appends the whole pipeline to pm (anchored on builtin.module).

@@ -8,9 +8,10 @@
  *      LLVM translation turns into mgpuModuleLoad* from a global constructor
  *      and mgpuLaunchKernel calls (libstc_rt, runtime/gpu.c).
  *
- * This is the default lowering only (every op on the GPU, one correct
- * kernel each); tunable sites with GPU variants are not built yet
- * (docs/gpu.md says what is missing). */
+ * This is the default lowering (every op on the GPU, one correct kernel
+ * each), or for matmul / batch_matmul the one schedule --gpu-schedule names
+ * (gpu_schedule.c); tunable sites with several GPU variants are not built
+ * yet (docs/gpu.md says what is missing). */
 #include "tune_pipeline_cuda.h"
 
 #include <stdio.h>
@@ -76,7 +77,8 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
   const char *format = options->gpu_format ? options->gpu_format : "isa";
   const char *block = options->gpu_block ? options->gpu_block : "16,16";
   const char *mapping = options->gpu_mapping ? options->gpu_mapping : "inner-x";
-  char tile[64];
+  char tile[64], why[160];
+  stc_gpu_schedule schedule;
   if (!valid_chip(chip)) {
     stc_error_set(err, NULL, 0, 0, "invalid --gpu-chip '%s' (expected sm_<N>, e.g. sm_90)",
                   chip);
@@ -105,6 +107,12 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                   mapping);
     return STC_ERR_INVALID;
   }
+  if (options->gpu_schedule &&
+      !stc_gpu_schedule_parse(options->gpu_schedule, &schedule, why, sizeof why)) {
+    stc_error_set(err, NULL, 0, 0, "invalid --gpu-schedule '%s' (%s)",
+                  options->gpu_schedule, why);
+    return STC_ERR_INVALID;
+  }
   /* The toolkit (libdevice for math functions, ptxas for bin/fatbin):
    * $STC_CUDA_TOOLKIT, else /usr/local/cuda where it exists, else MLIR's
    * default (a path that does not exist is an error, even for PTX, so a
@@ -118,10 +126,21 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
   if (toolkit && *toolkit)
     snprintf(toolkit_option, sizeof toolkit_option, " toolkit=%.1000s", toolkit);
   char text[4096];
-  stc_status s;
+  stc_status s = STC_OK;
+  /* 0. --gpu-schedule: matmul / batch_matmul tiled to blocks, threads and
+   *    register tiles on tensors (tools/common/gpu_schedule.c). */
+  if (options->gpu_schedule) {
+    MlirPass pass = stc_gpu_schedule_pass_create(&schedule);
+    if (!pass.ptr) {
+      stc_error_set(err, NULL, 0, 0, "out of memory");
+      return STC_ERR_NOMEM;
+    }
+    mlirOpPassManagerAddOwnedPass(pm, pass);
+  }
   /* 1. Bufferize (function boundaries with identity layouts, so that every
    *    buffer crossing a call is a plain device buffer). */
-  s = add_upstream(pm,
+  if (s == STC_OK)
+    s = add_upstream(pm,
                    "one-shot-bufferize{bufferize-function-boundaries "
                    "function-boundary-type-conversion=identity-layout-map},"
                    "canonicalize",
@@ -136,6 +155,16 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                      "bufferization-lower-deallocations,"
                      "convert-bufferization-to-memref,cse,canonicalize",
                      err);
+  /* 1c. The scheduled ops' foralls become gpu.launch ops. */
+  if (s == STC_OK && options->gpu_schedule) {
+    MlirPass pass = stc_gpu_map_forall_pass_create();
+    if (!pass.ptr) {
+      stc_error_set(err, NULL, 0, 0, "out of memory");
+      return STC_ERR_NOMEM;
+    }
+    mlirOpPassManagerAddOwnedPass(pm, pass);
+    s = add_upstream(pm, "canonicalize,cse,canonicalize", err);
+  }
   /* 2. The default GPU lowering of every linalg op: its parallel loops
    *    tiled to blocks of `tile` threads (fixed bounds with an in-bounds
    *    check, so that any shape maps), blocks and threads mapped with the
@@ -174,9 +203,12 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
   /* 4. Kernels to NVVM and a binary for `chip`; the host to LLVM. */
   if (s == STC_OK) {
     snprintf(text, sizeof text,
+             "gpu.module(convert-vector-to-scf{full-unroll=true},"
+             "expand-strided-metadata,lower-affine),"
              "lower-affine,convert-scf-to-cf,"
              "nvvm-attach-target{chip=%s O=3},"
-             "gpu.module(convert-gpu-to-nvvm),convert-nvvm-to-llvm,"
+             "gpu.module(convert-gpu-to-nvvm,convert-vector-to-llvm,convert-ub-to-llvm),"
+             "convert-nvvm-to-llvm,"
              "reconcile-unrealized-casts,"
              "gpu-module-to-binary{format=%s%s},"
              "expand-strided-metadata,lower-affine,gpu-to-llvm,"

@@ -41,4 +41,22 @@ void stc_gpu_placement_destroy(stc_gpu_placement *placement);
  * The caller owns the pass until it is added to a pass manager. */
 MlirPass stc_gpu_host_memory_pass_create(void);
 
+/* --gpu-schedule=BMxBN/TMxTN/kBK[/shared] (tools/common/gpu_schedule.c): block tile
+ * BM x BN of C, thread tile (registers) TM x TN, reduction step BK. */
+typedef struct stc_gpu_schedule {
+  int bm, bn, tm, tn, bk;
+  bool shared; /* "/shared": A and B tiles staged in workgroup memory */
+} stc_gpu_schedule;
+
+/* false with a reason in why for a malformed or unusable spec. Blocks of
+ * more than 1024 threads parse (their launch fails at run time). */
+bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
+                            size_t why_size);
+/* "gpu_b64x64_t4x4_k8" */
+void stc_gpu_schedule_name(const stc_gpu_schedule *schedule, char *out, size_t size);
+/* stc-gpu-schedule (on tensors) and stc-gpu-map-forall (after
+ * bufferization); NULL pass when out of memory. */
+MlirPass stc_gpu_schedule_pass_create(const stc_gpu_schedule *schedule);
+MlirPass stc_gpu_map_forall_pass_create(void);
+
 #endif /* STC_TUNE_PIPELINE_CUDA_H */

@@ -18,8 +18,10 @@
 #   bin/matmul_bench       f32 matmul kernels for each $STC_BENCH_SHAPES
 #                          entry MxKxN (A is MxK; default: squares 256 to
 #                          8192, the transformer example's and BERT/GPT/ViT
-#                          shapes), one per $STC_BENCH_VARIANTS entry
-#                          "rows,cols:mapping" (block tile, --gpu-mapping),
+#                          shapes), one per $STC_BENCH_VARIANTS entry:
+#                          "rows,cols:mapping" (default kernel: block tile,
+#                          --gpu-mapping) or "s:BMxBN/TMxTN/kBK[/shared]"
+#                          (--gpu-schedule; only for shapes it divides),
 #                          and cuBLAS on the same buffers;
 #   compare-outputs.py, device-run.sh.
 # run: writes into OUTDIR: examples.csv (name,status,seconds), one
@@ -36,7 +38,9 @@
 set -uo pipefail
 default_shapes="256x256x256 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192
   128x256x256 128x768x3072 128x3072x768 197x768x2304 4096x768x3072 4096x3072x768"
-default_variants="8,8:inner-x 16,16:inner-x 32,32:inner-x 8,32:inner-x 4,64:inner-x 16,16:outer-x"
+default_variants="16,16:inner-x 32,32:inner-x 8,32:inner-x 16,16:outer-x
+  s:64x64/4x4/k8 s:128x128/8x8/k8 s:64x128/4x8/k8 s:128x64/8x4/k16
+  s:64x64/4x4/k16/shared s:128x128/8x8/k16/shared s:128x64/8x4/k32/shared s:64x128/4x8/k16/shared"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
@@ -90,13 +94,26 @@ MAIN
     local m k n
     IFS=x read -r m k n <<< "$shape"
     for variant in ${STC_BENCH_VARIANTS:-$default_variants}; do
-      local block=${variant%%:*} mapping=${variant##*:}
-      local fn=mm_${m}x${k}x${n}_b${block/,/x}_${mapping/-/_}
+      local fn label flags
+      if [[ $variant == s:* ]]; then
+        local spec=${variant#s:} bm bn tm tn bk
+        IFS='x/k' read -r bm bn tm tn _ bk <<< "${spec%/shared}"
+        (( m % bm == 0 && n % bn == 0 && k % bk == 0 )) || continue
+        fn=mm_${m}x${k}x${n}_s${bm}x${bn}_${tm}x${tn}_k${bk}
+        [[ $spec == */shared ]] && fn+=_shared
+        label=$spec
+        flags=(--gpu-schedule="$spec")
+      else
+        local block=${variant%%:*} mapping=${variant##*:}
+        fn=mm_${m}x${k}x${n}_b${block/,/x}_${mapping/-/_}
+        label=${block/,/x}/$mapping
+        flags=(--gpu-block="$block" --gpu-mapping="$mapping")
+      fi
       sed "s/NAME/$fn/g; s/MxK/${m}x${k}/g; s/KxN/${k}x${n}/g; s/MxN/${m}x${n}/g" \
         "$here/matmul.mlir.in" > "$bundle/obj/$fn.mlir"
-      "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-block="$block" \
-        --gpu-mapping="$mapping" --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
-      echo "STC_VARIANT($fn, $m, $k, $n, \"${block/,/x}/$mapping\")" >> "$header"
+      "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" "${flags[@]}" \
+        --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
+      echo "STC_VARIANT($fn, $m, $k, $n, \"$label\")" >> "$header"
       objects+=("$bundle/obj/$fn.o")
     done
   done
@@ -168,7 +185,19 @@ run() {
       timeout 120 "$sanitizer" --tool memcheck --print-limit 10 "$exe" 2>&1 \
         | grep '^=========' | grep -v '^========= *$' | head -12
     done > "$out/sanitizer.log"
-    grep -q 'ERROR SUMMARY: [1-9]' "$out/sanitizer.log" && failures=$((failures + 1))
+    # The scheduled kernels: shared-memory races (barriers) and accesses.
+    local only tool
+    for only in 256x256x256_s64x64_4x4_k16_shared 128x256x256_s128x128_8x8_k16_shared \
+                256x256x256_s64x64_4x4_k8 128x256x256_s64x128_4x8_k8; do
+      for tool in memcheck racecheck; do
+        echo "== matmul_bench $only ($tool)"
+        STC_BENCH_ONLY=$only timeout 120 "$sanitizer" --tool $tool --print-limit 10 \
+          "$bundle/bin/matmul_bench" 2>&1 | grep -E '^=========|WRONG|gpu-error' \
+          | grep -v '^========= *$' | head -12
+      done
+    done >> "$out/sanitizer.log"
+    grep -q 'ERROR SUMMARY: [1-9]\|RACECHECK SUMMARY: [1-9]' "$out/sanitizer.log" &&
+      failures=$((failures + 1))
   fi
   "$bundle/bin/matmul_bench" > "$out/matmul.csv" 2> "$out/matmul.err" || failures=$((failures + 1))
   python3 "$bundle/triton_matmul.py" ${STC_BENCH_SHAPES:-$default_shapes} > "$out/reference.csv" \

@@ -3,8 +3,8 @@
  *
  * In:  the kernels' C interfaces, listed by the generated matmul_variants.h
  *      (STC_VARIANT(name, m, k, n, block) per compiled variant, grouped by
- *      shape; each computes C += A B, A m x k, B k x n, row-major f32, and
- *      returns C's descriptor).
+ *      shape; each computes C += A B in place, A m x k, B k x n, row-major
+ *      f32, and returns nothing: tools/gpu/matmul.mlir.in).
  * Out: CSV on stdout, one line per (shape, variant):
  *      m,k,n,variant,block,ms,gflops,max_rel_err_vs_cublas,status
  *      ms is the CUDA-event time of one complete call (median of the timed
@@ -12,6 +12,8 @@
  *      every runtime stream synchronizes with. The error is each variant's
  *      C (from C = 0) against cuBLAS's, max |x - y| / (|y| + 0.01 max|y|):
  *      the summation orders differ, so elements near 0 get a scale term.
+ * $STC_BENCH_ONLY=text runs only the variants whose name contains text (and
+ * no cuBLAS timing): for compute-sanitizer runs of a few kernels.
  * Exit 0 when every variant ran and matched within 1e-3; 1 otherwise; 77
  * when no GPU is usable. */
 #include "stc/rt_gpu.h"
@@ -21,12 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef void (*matmul_fn)(stc_rt_memref2 *result, stc_rt_memref2 *a,
-                          stc_rt_memref2 *b, stc_rt_memref2 *c);
+typedef void (*matmul_fn)(stc_rt_memref2 *a, stc_rt_memref2 *b, stc_rt_memref2 *c);
 
 #define STC_VARIANT(name, m, k, n, block) \
-  void _mlir_ciface_##name(stc_rt_memref2 *, stc_rt_memref2 *, stc_rt_memref2 *, \
-                           stc_rt_memref2 *);
+  void _mlir_ciface_##name(stc_rt_memref2 *, stc_rt_memref2 *, stc_rt_memref2 *);
 #include "matmul_variants.h"
 #undef STC_VARIANT
 
@@ -56,12 +56,11 @@ static double time_calls(matmul_fn fn, stc_rt_memref2 *a, stc_rt_memref2 *b,
   double samples[32];
   if (reps > 32)
     reps = 32;
-  stc_rt_memref2 result;
   for (int r = -1; r < reps; r++) {
     if (r >= 0)
       stc_rt_gpu_timer_start(timer, NULL);
     if (fn)
-      fn(&result, a, b, c);
+      fn(a, b, c);
     else
       _mlir_ciface_stc_rt_cublas_matmul_f32(a, b, c);
     double ms = 0;
@@ -94,10 +93,20 @@ int main(void) {
   printf("m,k,n,variant,block,ms,gflops,max_rel_err_vs_cublas,status\n");
   int failures = 0;
   size_t count = sizeof variants / sizeof *variants;
+  const char *only = getenv("STC_BENCH_ONLY");
+  if (only && !*only)
+    only = NULL;
   for (size_t v0 = 0; v0 < count; v0++) {
     int64_t m = variants[v0].m, k = variants[v0].k, n = variants[v0].n;
     if (v0 > 0 && variants[v0 - 1].m == m && variants[v0 - 1].k == k &&
         variants[v0 - 1].n == n)
+      continue;
+    bool wanted = !only;
+    for (size_t v = v0; v < count && !wanted && variants[v].m == m &&
+                        variants[v].k == k && variants[v].n == n;
+         v++)
+      wanted = strstr(variants[v].name, only) != NULL;
+    if (!wanted)
       continue;
     size_t elements = (size_t)(m * n), bytes = elements * sizeof(float);
     size_t elements_a = (size_t)(m * k), elements_b = (size_t)(k * n);
@@ -128,7 +137,7 @@ int main(void) {
       stc_rt_gpu_copy(want, c_ref, bytes, NULL);
       for (size_t i = 0; i < elements; i++)
         max_ref = fmax(max_ref, fabs(want[i]));
-      double ms = time_calls(NULL, &da, &db, &dref, 20, timer);
+      double ms = only ? 0 : time_calls(NULL, &da, &db, &dref, 20, timer);
       printf("%lld,%lld,%lld,cublas_sgemm,-,%.4f,%.1f,0,%s\n", (long long)m,
              (long long)k, (long long)n, ms,
              ms > 0 ? flops / (ms * 1e6) : 0.0, ms > 0 ? "ok" : "timing-failed");
@@ -136,10 +145,11 @@ int main(void) {
     for (size_t v = v0; v < count && variants[v].m == m && variants[v].k == k &&
                         variants[v].n == n;
          v++) {
+      if (only && !strstr(variants[v].name, only))
+        continue;
       memset(got, 0, bytes);
       stc_rt_gpu_copy(c, got, bytes, NULL);
-      stc_rt_memref2 result;
-      variants[v].fn(&result, &da, &db, &dc);
+      variants[v].fn(&da, &db, &dc);
       stc_rt_gpu_copy(got, c, bytes, NULL);
       double err = 0;
       bool finite = true;
@@ -147,7 +157,7 @@ int main(void) {
         finite &= isfinite(got[i]);
         err = fmax(err, fabs(got[i] - want[i]) / (fabs(want[i]) + 1e-2 * max_ref));
       }
-      double ms = time_calls(variants[v].fn, &da, &db, &dc, reps, timer);
+      double ms = time_calls(variants[v].fn, &da, &db, &dc, only ? 1 : reps, timer);
       const char *status = stc_rt_gpu_last_status(NULL) != STC_OK ? "gpu-error"
                            : !finite || err > 1e-3                  ? "WRONG"
                            : ms <= 0                                ? "timing-failed"

@@ -30,6 +30,7 @@ typedef enum flag_id {
   FLAG_GPU_FORMAT,
   FLAG_GPU_BLOCK,
   FLAG_GPU_MAPPING,
+  FLAG_GPU_SCHEDULE,
   FLAG_DEFAULT_LOWERING,
   FLAG_EMIT,
   FLAG_HELP,
@@ -84,6 +85,10 @@ static const flag_spec flags[] = {
     {"gpu-mapping", "inner-x|outer-x", FLAG_GPU_MAPPING,
      "loop dimension on threads' x with --target=cuda: the last, contiguous "
      "one (inner-x, default) or the first (outer-x)"},
+    {"gpu-schedule", "BMxBN/TMxTN/kBK", FLAG_GPU_SCHEDULE,
+     "--target=cuda: matmul / batch_matmul kernels with BMxBN block tiles and "
+     "TMxTN register tiles per thread, reduction steps of BK (e.g. "
+     "64x64/4x4/k8); default: one thread per output element"},
     {"default-lowering", "fast|loops", FLAG_DEFAULT_LOWERING,
      "what ops without variants, and every site's reference, become with "
      "--tune-hot-paths: fast (tiled + vectorized, the default) or loops "
@@ -306,6 +311,9 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
   case FLAG_GPU_MAPPING:
     options->tune.gpu_mapping = value;
     break;
+  case FLAG_GPU_SCHEDULE:
+    options->tune.gpu_schedule = value;
+    break;
   case FLAG_EMIT:
     if (!one_of(value, emits)) {
       stc_opt_error("invalid value '%s' for option '--emit' (expected mlir, "
@@ -339,13 +347,15 @@ static int check_tune_options(const stc_opt_options *options) {
                                            : "--target");
     return STC_OPT_EXIT_USAGE;
   }
-  if ((tune->gpu_chip || tune->gpu_format || tune->gpu_block || tune->gpu_mapping) &&
+  if ((tune->gpu_chip || tune->gpu_format || tune->gpu_block || tune->gpu_mapping ||
+       tune->gpu_schedule) &&
       (!tune->target || strcmp(tune->target, "cuda") != 0)) {
     stc_opt_error("'%s' needs --target=cuda",
-                  tune->gpu_chip     ? "--gpu-chip"
-                  : tune->gpu_format ? "--gpu-format"
-                  : tune->gpu_block  ? "--gpu-block"
-                                     : "--gpu-mapping");
+                  tune->gpu_chip       ? "--gpu-chip"
+                  : tune->gpu_format   ? "--gpu-format"
+                  : tune->gpu_block    ? "--gpu-block"
+                  : tune->gpu_schedule ? "--gpu-schedule"
+                                       : "--gpu-mapping");
     return STC_OPT_EXIT_USAGE;
   }
   if (!tune->requested && tune->emit && strcmp(tune->emit, "mlir") != 0) {

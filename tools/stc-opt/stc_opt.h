@@ -76,6 +76,7 @@ typedef struct stc_opt_tune_options {
   const char *gpu_format;       /* --gpu-format=isa|bin|fatbin; NULL = isa */
   const char *gpu_block;        /* --gpu-block=X,Y; NULL = 16,16 */
   const char *gpu_mapping;      /* --gpu-mapping=inner-x|outer-x; NULL = inner-x */
+  const char *gpu_schedule;     /* --gpu-schedule=BMxBN/TMxTN/kBK; NULL = none */
   const char *default_lowering; /* --default-lowering=fast|loops; NULL = fast */
   const char *emit;             /* --emit=mlir|llvm|obj; NULL = mlir */
 } stc_opt_tune_options;
