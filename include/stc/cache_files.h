@@ -66,6 +66,52 @@ bool stc__cache_files_unlink_if_same(const stc__cache_files *files,
                                      const char *name,
                                      const struct stat *examined);
 
+/* The name of key's entry file: the SHA-256 hex digest of its length bytes,
+ * then the suffix (at most 5 bytes). */
+void stc__cache_files_name(const stc__cache_files *files, const char *key,
+                           size_t length, char name[70]);
+
+/* What examining one entry file found. */
+typedef struct stc__cache_file_check {
+  stc_status status;   /* STC_OK or why the file is not usable */
+  const char *problem; /* static text, NULL when usable */
+  bool exists;         /* something was there under that name */
+  bool removable;      /* a regular file of ours whose content is bad */
+  bool foreign;        /* not ours (another owner, not a regular file) */
+  bool quiet;          /* a miss not worth a word: absent, or expired */
+  struct stat stat;    /* valid when exists */
+} stc__cache_file_check;
+
+/* Opens entry file name without following a symlink or blocking on a FIFO,
+ * checks that it is a regular file of ours of at most max_size bytes, and
+ * reads it whole. Returns the bytes (*size of them; the caller frees them)
+ * with check->status STC_OK, or NULL with *check saying why. */
+char *stc__cache_files_read(const stc__cache_files *files, const char *name,
+                            uint64_t max_size, size_t *size,
+                            stc__cache_file_check *check);
+
+/* NULL when an entry created at created is usable at now (a little clock
+ * skew forgiven), else "created in the future" or "expired". */
+const char *stc__cache_age_problem(int64_t created, int64_t now,
+                                   uint64_t ttl_seconds);
+
+/* Judges a decoded entry of file name holding stored_key: it must hold
+ * expected_key (unless NULL, as when listing), sit under its own name and
+ * be fresh. False, with *check saying why (removable), when it is not. */
+bool stc__cache_files_judge(const stc__cache_files *files, const char *name,
+                            const char *stored_key, const char *expected_key,
+                            int64_t created, int64_t now, uint64_t ttl_seconds,
+                            stc__cache_file_check *check);
+
+/* After a load found file name unusable: removes it when removable, sets
+ * err to "<name>: <problem>", and returns what load reports: the fault for
+ * a planted symlink or an unreadable file (NOMEM, IO, PERMISSION of a file
+ * not foreign), else STC_ERR_NOT_FOUND, a plain miss. */
+stc_status stc__cache_files_miss(const stc__cache_files *files,
+                                 const char *name,
+                                 const stc__cache_file_check *check,
+                                 stc_error *err);
+
 /* Lists the entry files, unordered, into *scan (freed with
  * stc__cache_scan_free, also after an error); with remove_stale, also
  * removes the temporaries of writers that died (ours, over an hour old). */

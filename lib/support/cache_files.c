@@ -6,6 +6,7 @@
  * (stale temporaries, bad entries, the oldest beyond capacity). */
 #include "stc/cache_files.h"
 
+#include "stc/hash.h"
 #include "stc/input_bounds.h"
 #include "stc/tuner_cache.h"
 
@@ -24,6 +25,12 @@
 #define STC_CACHE_STALE_TEMP_SECONDS 3600
 /* Enough to parse either cache's fixed header up to "created". */
 #define STC_CACHE_HEAD_BYTES 256
+/* Clock skew tolerated before an entry counts as future-dated. */
+#define STC_CACHE_SKEW_SECONDS 60
+
+static stc_status stc_cache_errno_status(int error) {
+  return error == EACCES || error == EPERM ? STC_ERR_PERMISSION : STC_ERR_IO;
+}
 
 bool stc__cache_files_read_only(const stc__cache_files *files,
                                 stc_error *err) {
@@ -47,6 +54,144 @@ bool stc__cache_files_unlink_if_same(const stc__cache_files *files,
       !S_ISREG(now.st_mode) || now.st_uid != files->uid)
     return false;
   return unlinkat(files->dir_fd, name, 0) == 0;
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+void stc__cache_files_name(const stc__cache_files *files, const char *key,
+                           size_t length, char name[70]) {
+  stc_sha256_hex(key, length, name);
+  snprintf(name + 64, 6, "%s", files->suffix);
+}
+
+/* Reads all of fd, expecting size bytes; a byte more means it grew. */
+static int stc_cache_read_all(int fd, char *buffer, size_t size,
+                              size_t *used_out) {
+  size_t used = 0, want = size + 1;
+  while (used < want) {
+    ssize_t got = read(fd, buffer + used, want - used);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return errno;
+    if (got == 0)
+      break;
+    used += (size_t)got;
+  }
+  *used_out = used;
+  return 0;
+}
+
+char *stc__cache_files_read(const stc__cache_files *files, const char *name,
+                            uint64_t max_size, size_t *size,
+                            stc__cache_file_check *check) {
+  memset(check, 0, sizeof *check);
+  /* O_NONBLOCK: a FIFO planted under an entry name must not hang us. */
+  int fd = openat(files->dir_fd, name,
+                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    int error = errno;
+    check->exists = error != ENOENT;
+    if (error == ENOENT) {
+      check->status = STC_ERR_NOT_FOUND;
+      check->problem = "absent";
+      check->quiet = true;
+    } else if (error == ELOOP || error == EMLINK) {
+      check->status = STC_ERR_PERMISSION;
+      check->problem = "symbolic link (not followed)";
+    } else {
+      check->status = stc_cache_errno_status(error);
+      check->problem = "cannot open";
+    }
+    return NULL;
+  }
+  check->exists = true;
+  char *data = NULL;
+  if (fstat(fd, &check->stat) != 0) {
+    check->status = STC_ERR_IO;
+    check->problem = "cannot stat";
+  } else if (!S_ISREG(check->stat.st_mode)) {
+    check->status = STC_ERR_PERMISSION;
+    check->problem = "not a regular file";
+    check->foreign = true;
+  } else if (check->stat.st_uid != files->uid) {
+    check->status = STC_ERR_PERMISSION;
+    check->problem = "owned by another user";
+    check->foreign = true;
+  } else if ((uint64_t)check->stat.st_size > max_size) {
+    check->status = STC_ERR_CORRUPT;
+    check->problem = "too large";
+    check->removable = true;
+  } else if (!(data = malloc((size_t)check->stat.st_size + 1))) {
+    check->status = STC_ERR_NOMEM;
+    check->problem = "out of memory";
+  } else {
+    int error = stc_cache_read_all(fd, data, (size_t)check->stat.st_size,
+                                   size);
+    if (error) {
+      check->status = stc_cache_errno_status(error);
+      check->problem = "cannot read";
+    } else if (*size > (size_t)check->stat.st_size) {
+      check->status = STC_ERR_CORRUPT;
+      check->problem = "grew while read";
+    }
+    if (check->status != STC_OK) {
+      free(data);
+      data = NULL;
+    }
+  }
+  close(fd);
+  return data;
+}
+
+const char *stc__cache_age_problem(int64_t created, int64_t now,
+                                   uint64_t ttl_seconds) {
+  /* Compare in a form that cannot overflow for any int64 inputs. */
+  if (created > now &&
+      (uint64_t)created - (uint64_t)now > (uint64_t)STC_CACHE_SKEW_SECONDS)
+    return "created in the future";
+  if (created < now && (uint64_t)now - (uint64_t)created >= ttl_seconds)
+    return "expired";
+  return NULL;
+}
+
+bool stc__cache_files_judge(const stc__cache_files *files, const char *name,
+                            const char *stored_key, const char *expected_key,
+                            int64_t created, int64_t now, uint64_t ttl_seconds,
+                            stc__cache_file_check *check) {
+  char expected_name[70];
+  stc__cache_files_name(files, stored_key, strlen(stored_key), expected_name);
+  const char *age = stc__cache_age_problem(created, now, ttl_seconds);
+  if (expected_key && strcmp(stored_key, expected_key) != 0) {
+    check->status = STC_ERR_NOT_FOUND;
+    check->problem = "holds another key";
+  } else if (strcmp(name, expected_name) != 0) {
+    check->status = STC_ERR_CORRUPT;
+    check->problem = "file name does not match its key";
+  } else if (age) {
+    check->status = STC_ERR_NOT_FOUND;
+    check->problem = age;
+    check->quiet = created < now;
+  } else {
+    return true;
+  }
+  check->removable = true;
+  return false;
+}
+
+stc_status stc__cache_files_miss(const stc__cache_files *files,
+                                 const char *name,
+                                 const stc__cache_file_check *check,
+                                 stc_error *err) {
+  if (check->removable)
+    stc__cache_files_unlink_if_same(files, name, &check->stat);
+  stc_error_set(err, files->path, 0, 0, "%s: %s", name, check->problem);
+  /* A planted symlink and an unreadable file are faults worth a warning;
+   * everything else about a bad or foreign file is just a miss. */
+  if (check->status == STC_ERR_NOMEM || check->status == STC_ERR_IO ||
+      (check->status == STC_ERR_PERMISSION && !check->foreign))
+    return check->status;
+  return STC_ERR_NOT_FOUND;
 }
 
 /* ---- scans -------------------------------------------------------------- */
@@ -86,8 +231,7 @@ stc_status stc__cache_files_scan(const stc__cache_files *files,
       close(fd);
     stc_error_set(err, files->path, 0, 0, "cannot read cache directory: %s",
                   strerror(error));
-    return error == EACCES || error == EPERM ? STC_ERR_PERMISSION
-                                             : STC_ERR_IO;
+    return stc_cache_errno_status(error);
   }
   size_t capacity = 0;
   stc_status status = STC_OK;

@@ -43,7 +43,6 @@
 
 #define OBJ_MAGIC "stc-object-cache\n"
 #define OBJ_SUFFIX ".obj"
-#define OBJ_SKEW_SECONDS 60
 
 struct stc_object_cache {
   char *path;
@@ -317,103 +316,33 @@ static stc_status obj_errno_status(int error) {
              : STC_ERR_IO;
 }
 
-static void obj_file_name(const char *key, char name[70]) {
-  stc_sha256_hex(key, strlen(key), name);
-  memcpy(name + 64, OBJ_SUFFIX, sizeof OBJ_SUFFIX);
+static void obj_file_name(const stc_object_cache *cache, const char *key,
+                          char name[70]) {
+  stc__cache_files_name(&cache->files, key, strlen(key), name);
 }
-
-typedef struct obj_check {
-  stc_status status;
-  const char *problem;
-  bool exists, removable, foreign, quiet; /* quiet: a miss not worth a word */
-  struct stat stat;
-} obj_check;
 
 /* Reads and checks file name; expected_key (NULL when listing) must match. */
 static void obj_examine(const stc_object_cache *cache, const char *name,
                         const char *expected_key, int64_t now,
-                        stc_object_entry *entry, obj_check *check) {
-  memset(check, 0, sizeof *check);
+                        stc_object_entry *entry,
+                        stc__cache_file_check *check) {
   memset(entry, 0, sizeof *entry);
-  int fd = openat(cache->dir_fd, name,
-                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    int error = errno;
-    check->exists = error != ENOENT;
-    check->status = error == ENOENT ? STC_ERR_NOT_FOUND
-                    : error == ELOOP ? STC_ERR_PERMISSION
-                                     : obj_errno_status(error);
-    check->problem = error == ENOENT  ? "absent"
-                     : error == ELOOP ? "symbolic link (not followed)"
-                                      : "cannot open";
-    check->quiet = error == ENOENT;
+  size_t size;
+  char *data = stc__cache_files_read(
+      &cache->files, name,
+      (uint64_t)STC_OBJECT_CACHE_MAX_OBJECT + STC_OBJECT_CACHE_MAX_META +
+          STC_OBJECT_CACHE_MAX_KEY + 4096,
+      &size, check);
+  if (!data)
     return;
-  }
-  check->exists = true;
-  char *data = NULL;
-  if (fstat(fd, &check->stat) != 0) {
-    check->status = STC_ERR_IO, check->problem = "cannot stat";
-  } else if (!S_ISREG(check->stat.st_mode)) {
-    check->status = STC_ERR_PERMISSION, check->problem = "not a regular file";
-    check->foreign = true;
-  } else if (check->stat.st_uid != cache->uid) {
-    check->status = STC_ERR_PERMISSION;
-    check->problem = "owned by another user";
-    check->foreign = true;
-  } else if ((uint64_t)check->stat.st_size >
-             (uint64_t)STC_OBJECT_CACHE_MAX_OBJECT + STC_OBJECT_CACHE_MAX_META +
-                 STC_OBJECT_CACHE_MAX_KEY + 4096) {
-    check->status = STC_ERR_CORRUPT, check->problem = "too large";
-    check->removable = true;
-  } else if (!(data = malloc((size_t)check->stat.st_size + 1))) {
-    check->status = STC_ERR_NOMEM, check->problem = "out of memory";
-  } else {
-    size_t used = 0, want = (size_t)check->stat.st_size + 1;
-    int error = 0;
-    while (used < want) {
-      ssize_t got = read(fd, data + used, want - used);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got < 0)
-        error = errno;
-      if (got <= 0)
-        break;
-      used += (size_t)got;
-    }
-    if (error) {
-      check->status = obj_errno_status(error), check->problem = "cannot read";
-    } else if (used > (size_t)check->stat.st_size) {
-      check->status = STC_ERR_CORRUPT, check->problem = "grew while read";
-    } else {
-      check->status =
-          stc_object_entry_decode(data, used, entry, &check->problem);
-      check->removable = check->status == STC_ERR_CORRUPT ||
-                         check->status == STC_ERR_VERSION;
-    }
-  }
+  check->status = stc_object_entry_decode(data, size, entry, &check->problem);
+  check->removable = check->status == STC_ERR_CORRUPT ||
+                     check->status == STC_ERR_VERSION;
   free(data);
-  close(fd);
-  if (check->status != STC_OK)
-    return;
-  char expected_name[70];
-  obj_file_name(entry->key, expected_name);
-  if (expected_key && strcmp(entry->key, expected_key) != 0) {
-    check->status = STC_ERR_NOT_FOUND, check->problem = "holds another key";
-  } else if (strcmp(name, expected_name) != 0) {
-    check->status = STC_ERR_CORRUPT;
-    check->problem = "file name does not match its key";
-  } else if (entry->created > now &&
-             (uint64_t)entry->created - (uint64_t)now > OBJ_SKEW_SECONDS) {
-    check->status = STC_ERR_NOT_FOUND, check->problem = "created in the future";
-  } else if (entry->created < now &&
-             (uint64_t)now - (uint64_t)entry->created >= cache->ttl_seconds) {
-    check->status = STC_ERR_NOT_FOUND, check->problem = "expired";
-    check->quiet = true;
-  } else {
-    return;
-  }
-  check->removable = true;
-  stc_object_entry_clear(entry);
+  if (check->status == STC_OK &&
+      !stc__cache_files_judge(&cache->files, name, entry->key, expected_key,
+                              entry->created, now, cache->ttl_seconds, check))
+    stc_object_entry_clear(entry);
 }
 
 stc_status stc_object_cache_load(stc_object_cache *cache, const char *key,
@@ -429,20 +358,15 @@ stc_status stc_object_cache_load(stc_object_cache *cache, const char *key,
     return STC_ERR_INVALID;
   }
   char name[70];
-  obj_file_name(key, name);
-  obj_check check;
+  obj_file_name(cache, key, name);
+  stc__cache_file_check check;
   obj_examine(cache, name, key, obj_now(cache), out, &check);
   if (check.status == STC_OK)
     return STC_OK;
-  if (check.removable)
-    stc__cache_files_unlink_if_same(&cache->files, name, &check.stat);
-  stc_error_set(err, cache->path, 0, 0, "%s: %s", name, check.problem);
-  if (check.status == STC_ERR_NOMEM || check.status == STC_ERR_IO ||
-      (check.status == STC_ERR_PERMISSION && !check.foreign))
-    return check.status;
-  if (!check.quiet)
+  stc_status status = stc__cache_files_miss(&cache->files, name, &check, err);
+  if (status == STC_ERR_NOT_FOUND && !check.quiet)
     *problem = check.problem;
-  return STC_ERR_NOT_FOUND;
+  return status;
 }
 
 /* ---- scans -------------------------------------------------------------- */
@@ -459,7 +383,7 @@ typedef struct obj_walk {
 static bool obj_list_file(void *user, const char *name, const char *path) {
   obj_walk *walk = user;
   stc_object_entry entry;
-  obj_check check;
+  stc__cache_file_check check;
   obj_examine(walk->cache, name, NULL, walk->now, &entry, &check);
   if (!check.exists)
     return true;
@@ -488,7 +412,7 @@ static stc__cache_file_state obj_prune_examine(void *user, const char *name,
                                                struct stat *examined) {
   obj_walk *walk = user;
   stc_object_entry entry;
-  obj_check check;
+  stc__cache_file_check check;
   obj_examine(walk->cache, name, NULL, walk->now, &entry, &check);
   stc_object_entry_clear(&entry);
   *examined = check.stat;
@@ -545,7 +469,7 @@ stc_status stc_object_cache_save(stc_object_cache *cache,
     return STC_ERR_PERMISSION;
   }
   char name[70];
-  obj_file_name(stamped.key, name);
+  obj_file_name(cache, stamped.key, name);
   /* A file size limit (ulimit -f) must not kill the process (SIGXFSZ). */
   const char *step;
   int error = stc__cache_files_write(&cache->files, name, data, size, &step);

@@ -56,8 +56,6 @@
 #define STC_CACHE_MAX_FILE (1024u * 1024u)
 #define STC_CACHE_MAX_KEY (384u * 1024u)
 #define STC_CACHE_MAX_WINNER 4096u
-/* Clock skew tolerated before a record counts as future-dated. */
-#define STC_CACHE_SKEW_SECONDS 60
 
 #define STC_CACHE_MAGIC "stc-tuner-cache\n"
 #define STC_CACHE_SUFFIX ".rec"
@@ -103,15 +101,8 @@ stc_status stc_cache_record_copy(const stc_cache_record *record,
 
 bool stc_cache_record_is_fresh(const stc_cache_record *record, int64_t now,
                                uint64_t ttl_seconds) {
-  if (!record)
-    return false;
-  /* Compare in a form that cannot overflow for any int64 inputs. */
-  if (record->created > now && (uint64_t)record->created - (uint64_t)now >
-                                   (uint64_t)STC_CACHE_SKEW_SECONDS)
-    return false;
-  if (record->created >= now)
-    return true;
-  return (uint64_t)now - (uint64_t)record->created < ttl_seconds;
+  return record &&
+         !stc__cache_age_problem(record->created, now, ttl_seconds);
 }
 
 int64_t stc_now_seconds(void) {
@@ -406,35 +397,6 @@ static stc_status stc_cache_errno_status(int error) {
   return error == EACCES || error == EPERM ? STC_ERR_PERMISSION : STC_ERR_IO;
 }
 
-/* Reads all of fd (at most limit bytes; more is an error). */
-static int stc_cache_read_all(int fd, char *buffer, size_t limit,
-                              size_t *out_size) {
-  size_t used = 0;
-  for (;;) {
-    /* Ask for one byte beyond the limit so that growth is noticed. */
-    size_t want = limit + 1 - used;
-    if (want == 0)
-      return EFBIG;
-    ssize_t got = read(fd, buffer + used, want);
-    if (got < 0) {
-      if (errno == EINTR)
-        continue;
-      return errno;
-    }
-    if (got == 0)
-      break;
-    used += (size_t)got;
-  }
-  *out_size = used;
-  return 0;
-}
-
-static void stc_cache_record_name(const char *key, size_t key_length,
-                                  char name[70]) {
-  stc_sha256_hex(key, key_length, name);
-  memcpy(name + 64, STC_CACHE_SUFFIX, sizeof STC_CACHE_SUFFIX);
-}
-
 static int64_t stc_cache_now(stc_disk_cache *cache) {
   pthread_mutex_lock(&cache->clock_lock);
   int64_t (*clock)(void *) = cache->clock;
@@ -443,99 +405,28 @@ static int64_t stc_cache_now(stc_disk_cache *cache) {
   return clock ? clock(user) : stc_now_seconds();
 }
 
-/* What examining one record file found. */
-typedef struct stc_cache_check {
-  stc_status status;   /* STC_OK or why the file is not usable */
-  const char *problem; /* static text, NULL when usable */
-  bool removable;      /* a regular file of ours whose content is bad */
-  bool foreign;        /* not ours (another owner, not a regular file) */
-  bool exists;         /* something was there under that name */
-  struct stat stat;    /* valid when exists */
-} stc_cache_check;
-
 /* Opens, checks and parses record file name; expected_key (may be NULL, as
  * when listing) must then match the stored key. Never removes anything. On
  * STC_OK *record holds the record; otherwise it is left cleared. */
 static void stc_cache_examine(stc_disk_cache *cache, const char *name,
                               const char *expected_key, int64_t now,
                               stc_cache_record *record,
-                              stc_cache_check *check) {
-  memset(check, 0, sizeof *check);
+                              stc__cache_file_check *check) {
   memset(record, 0, sizeof *record);
-  /* O_NONBLOCK: a FIFO planted under a record name must not hang us. */
-  int fd = openat(cache->dir_fd, name,
-                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    int error = errno;
-    if (error == ENOENT) {
-      check->status = STC_ERR_NOT_FOUND;
-      check->problem = "absent";
-    } else if (error == ELOOP || error == EMLINK) {
-      check->exists = true;
-      check->status = STC_ERR_PERMISSION;
-      check->problem = "symbolic link (not followed)";
-    } else {
-      check->exists = true;
-      check->status = stc_cache_errno_status(error);
-      check->problem = "cannot open";
-    }
+  size_t size;
+  char *data = stc__cache_files_read(&cache->files, name, STC_CACHE_MAX_FILE,
+                                     &size, check);
+  if (!data)
     return;
-  }
-  check->exists = true;
-  char *data = NULL;
-  if (fstat(fd, &check->stat) != 0) {
-    check->status = STC_ERR_IO;
-    check->problem = "cannot stat";
-  } else if (!S_ISREG(check->stat.st_mode)) {
-    check->status = STC_ERR_PERMISSION;
-    check->problem = "not a regular file";
-    check->foreign = true;
-  } else if (check->stat.st_uid != cache->uid) {
-    check->status = STC_ERR_PERMISSION;
-    check->problem = "owned by another user";
-    check->foreign = true;
-  } else if ((uint64_t)check->stat.st_size > STC_CACHE_MAX_FILE) {
-    check->status = STC_ERR_CORRUPT;
-    check->problem = "too large";
-    check->removable = true;
-  } else if (!(data = malloc((size_t)check->stat.st_size + 1))) {
-    check->status = STC_ERR_NOMEM;
-    check->problem = "out of memory";
-  } else {
-    size_t size = 0;
-    int error = stc_cache_read_all(fd, data, (size_t)check->stat.st_size,
-                                   &size);
-    if (error) {
-      check->status = stc_cache_errno_status(error);
-      check->problem = "cannot read";
-    } else {
-      check->status = stc_cache_decode(data, size, record, &check->problem);
-      check->removable = check->status == STC_ERR_CORRUPT ||
-                         check->status == STC_ERR_VERSION;
-    }
-  }
+  check->status = stc_cache_decode(data, size, record, &check->problem);
+  check->removable = check->status == STC_ERR_CORRUPT ||
+                     check->status == STC_ERR_VERSION;
   free(data);
-  close(fd);
-  if (check->status != STC_OK)
-    return;
-
-  char expected_name[70];
-  stc_cache_record_name(record->key, strlen(record->key), expected_name);
-  if (expected_key && strcmp(record->key, expected_key) != 0) {
-    check->status = STC_ERR_NOT_FOUND;
-    check->problem = "holds another key";
-  } else if (strcmp(name, expected_name) != 0) {
-    check->status = STC_ERR_CORRUPT;
-    check->problem = "file name does not match its key";
-  } else if (!stc_cache_record_is_fresh(record, now, cache->ttl_seconds)) {
-    check->status = STC_ERR_NOT_FOUND;
-    check->problem = record->created > now ? "created in the future"
-                                           : "expired";
-  } else {
-    return;
-  }
-  check->removable = true;
-  stc_cache_record_clear(record);
+  if (check->status == STC_OK &&
+      !stc__cache_files_judge(&cache->files, name, record->key, expected_key,
+                              record->created, now, cache->ttl_seconds,
+                              check))
+    stc_cache_record_clear(record);
 }
 
 /* ---- directory ---------------------------------------------------------- */
@@ -829,20 +720,12 @@ static stc_status stc_cache_load_unnoted(stc_disk_cache *cache,
     return STC_ERR_INVALID;
   }
   char name[70];
-  stc_cache_record_name(key, key_length, name);
-  stc_cache_check check;
+  stc__cache_files_name(&cache->files, key, key_length, name);
+  stc__cache_file_check check;
   stc_cache_examine(cache, name, key, stc_cache_now(cache), out, &check);
   if (check.status == STC_OK)
     return STC_OK;
-  if (check.removable)
-    stc__cache_files_unlink_if_same(&cache->files, name, &check.stat);
-  stc_error_set(err, cache->path, 0, 0, "%s: %s", name, check.problem);
-  /* A planted symlink and an unreadable file are faults worth a warning;
-   * everything else about a bad or foreign file is just a miss. */
-  if (check.status == STC_ERR_NOMEM || check.status == STC_ERR_IO ||
-      (check.status == STC_ERR_PERMISSION && !check.foreign))
-    return check.status;
-  return STC_ERR_NOT_FOUND;
+  return stc__cache_files_miss(&cache->files, name, &check, err);
 }
 
 static stc_status stc_cache_remove_unnoted(stc_disk_cache *cache,
@@ -854,7 +737,7 @@ static stc_status stc_cache_remove_unnoted(stc_disk_cache *cache,
     return STC_ERR_INVALID;
   }
   char name[70];
-  stc_cache_record_name(key, key_length, name);
+  stc__cache_files_name(&cache->files, key, key_length, name);
   struct stat st;
   if (fstatat(cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT)
@@ -898,7 +781,7 @@ static bool stc_cache_list_file(void *user, const char *name,
                                 const char *path) {
   stc_cache_walk *state = user;
   stc_cache_record record;
-  stc_cache_check check;
+  stc__cache_file_check check;
   stc_cache_examine(state->cache, name, NULL, state->now, &record, &check);
   if (!check.exists)
     return true; /* removed since the scan */
@@ -926,7 +809,7 @@ static stc__cache_file_state stc_cache_prune_examine(void *user,
                                                      struct stat *examined) {
   stc_cache_walk *state = user;
   stc_cache_record record;
-  stc_cache_check check;
+  stc__cache_file_check check;
   stc_cache_examine(state->cache, name, NULL, state->now, &record, &check);
   stc_cache_record_clear(&record);
   *examined = check.stat;
@@ -980,7 +863,7 @@ static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
     return status;
   }
   char name[70];
-  stc_cache_record_name(record->key, key_length, name);
+  stc__cache_files_name(&cache->files, record->key, key_length, name);
   if (stc__cache_files_read_only(&cache->files, err)) {
     free(data);
     return STC_ERR_PERMISSION;
