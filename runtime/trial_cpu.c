@@ -462,6 +462,29 @@ stc_status stc_rt__trial_check_on_call(stc_rt__trial *t, size_t reference,
 
 /* ---- the tuner's callbacks ---- */
 
+/* The tuner's verdict on a comparison: unsupported (the outputs are too
+ * large to read back), rejected with the mismatch in message, or passed. */
+static stc_status trial_verdict(const stc_rt__comparison *c,
+                                stc_validation *outcome, char *message,
+                                size_t message_size) {
+  if (!c->supported) {
+    *outcome = STC_VALIDATION_UNSUPPORTED;
+    snprintf(message, message_size,
+             "outputs of %" PRIu64 " bytes exceed the read-back limit",
+             c->compared_bytes);
+    return STC_OK;
+  }
+  if (c->mismatches) {
+    snprintf(message, message_size,
+             "wrong result: %" PRIu64 " element(s) outside tolerance, "
+             "max error %g",
+             c->mismatches, c->max_error);
+    return STC_ERR_REJECTED;
+  }
+  *outcome = STC_VALIDATION_PASSED;
+  return STC_OK;
+}
+
 static stc_status trial_validate(void *user, size_t reference,
                                  size_t candidate,
                                  const stc_tolerance *tolerance,
@@ -472,22 +495,7 @@ static stc_status trial_validate(void *user, size_t reference,
       stc_rt__trial_compare(user, reference, candidate, tolerance, &c);
   if (status != STC_OK)
     return status;
-  if (!c.supported) {
-    *outcome = STC_VALIDATION_UNSUPPORTED;
-    snprintf(message, message_size,
-             "outputs of %" PRIu64 " bytes exceed the read-back limit",
-             c.compared_bytes);
-    return STC_OK;
-  }
-  if (c.mismatches) {
-    snprintf(message, message_size,
-             "wrong result: %" PRIu64 " element(s) outside tolerance, "
-             "max error %g",
-             c.mismatches, c.max_error);
-    return STC_ERR_REJECTED;
-  }
-  *outcome = STC_VALIDATION_PASSED;
-  return STC_OK;
+  return trial_verdict(&c, outcome, message, message_size);
 }
 
 static stc_status trial_check_on_call(void *user, size_t reference,
@@ -503,23 +511,11 @@ static stc_status trial_check_on_call(void *user, size_t reference,
   if (status != STC_OK)
     return status;
   *served = t->served;
-  if (!c.supported) {
-    *outcome = STC_VALIDATION_UNSUPPORTED;
-    snprintf(message, message_size,
-             "outputs of %" PRIu64 " bytes exceed the read-back limit",
-             c.compared_bytes);
-    return STC_OK;
-  }
-  if (c.mismatches) {
-    snprintf(t->check_message, sizeof t->check_message,
-             "wrong result: %" PRIu64 " element(s) outside tolerance, "
-             "max error %g",
-             c.mismatches, c.max_error);
-    snprintf(message, message_size, "%s", t->check_message);
-    return STC_ERR_REJECTED;
-  }
-  *outcome = STC_VALIDATION_PASSED;
-  return STC_OK;
+  status = trial_verdict(&c, outcome, message, message_size);
+  /* Kept for the dispatcher's warning (stc_rt__trial_check_message). */
+  if (status == STC_ERR_REJECTED)
+    snprintf(t->check_message, sizeof t->check_message, "%s", message);
+  return status;
 }
 
 static stc_status trial_measure(void *user, size_t candidate,
