@@ -399,19 +399,29 @@ static uint64_t readback_bytes(const stc_rt__trial *t) {
   return bytes;
 }
 
-stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
-                                 size_t candidate,
-                                 const stc_tolerance *tolerance,
-                                 stc_rt__comparison *out) {
+/* The start of both comparisons: checks the request, and whether the
+ * outputs fit the read-back limit (out->supported; nothing runs when not). */
+static stc_status comparison_begin(const stc_rt__trial *t, size_t reference,
+                                   size_t candidate,
+                                   const stc_tolerance *tolerance,
+                                   stc_rt__comparison *out) {
   memset(out, 0, sizeof *out);
   if (!t || reference >= t->site->num_variants ||
       candidate >= t->site->num_variants || !tolerance || t->served)
     return STC_ERR_INVALID;
-  uint64_t bytes = readback_bytes(t);
-  out->compared_bytes = bytes;
-  if (bytes > tolerance->readback_limit)
-    return STC_OK; /* supported stays false: nothing run */
-  out->supported = true;
+  out->compared_bytes = readback_bytes(t);
+  out->supported = out->compared_bytes <= tolerance->readback_limit;
+  return STC_OK;
+}
+
+stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
+                                 size_t candidate,
+                                 const stc_tolerance *tolerance,
+                                 stc_rt__comparison *out) {
+  stc_status status =
+      comparison_begin(t, reference, candidate, tolerance, out);
+  if (status != STC_OK || !out->supported)
+    return status;
   if (!t->have_reference_outputs || t->reference_outputs_of != reference) {
     run_on(t, reference, true, NULL);
     t->have_reference_outputs = true;
@@ -428,14 +438,10 @@ stc_status stc_rt__trial_check_on_call(stc_rt__trial *t, size_t reference,
                                        size_t candidate,
                                        const stc_tolerance *tolerance,
                                        stc_rt__comparison *out) {
-  memset(out, 0, sizeof *out);
-  if (!t || reference >= t->site->num_variants ||
-      candidate >= t->site->num_variants || !tolerance || t->served)
-    return STC_ERR_INVALID;
-  out->compared_bytes = readback_bytes(t);
-  if (out->compared_bytes > tolerance->readback_limit)
-    return STC_OK; /* supported stays false: nothing run */
-  out->supported = true;
+  stc_status status =
+      comparison_begin(t, reference, candidate, tolerance, out);
+  if (status != STC_OK || !out->supported)
+    return status;
   /* The reference first, on copies of the still pristine caller state (so
    * an input that aliases an output reads what the call would have read),
    * then the candidate on the caller's own arguments: this call's run. */

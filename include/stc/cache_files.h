@@ -142,19 +142,13 @@ stc_status stc__cache_files_each(const stc__cache_files *files,
                                             const char *path),
                                  void *user, stc_error *err);
 
-/* What a cache found examining one of its files for prune. */
-typedef enum stc__cache_file_state {
-  STC__CACHE_FILE_KEEP, /* usable, or not ours to judge */
-  STC__CACHE_FILE_GONE, /* removed since the scan */
-  STC__CACHE_FILE_BAD   /* ours and unusable: *examined tells which file */
-} stc__cache_file_state;
-
-/* Removes stale temporaries, the files of ours that examine finds bad, then
- * the oldest beyond capacity. *removed (may be NULL) counts them all. */
+/* Removes stale temporaries, the files of ours that examine finds
+ * removable, then the oldest beyond capacity. *removed (may be NULL) counts
+ * them all. */
 stc_status stc__cache_files_prune(
     const stc__cache_files *files, size_t capacity,
-    stc__cache_file_state (*examine)(void *user, const char *name,
-                                     struct stat *examined),
+    void (*examine)(void *user, const char *name,
+                    stc__cache_file_check *check),
     void *user, size_t *removed, stc_error *err);
 
 /* Removes every file of ours and stale temporaries; *removed (may be NULL)

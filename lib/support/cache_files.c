@@ -389,8 +389,8 @@ stc_status stc__cache_files_each(const stc__cache_files *files,
 
 stc_status stc__cache_files_prune(
     const stc__cache_files *files, size_t capacity,
-    stc__cache_file_state (*examine)(void *user, const char *name,
-                                     struct stat *examined),
+    void (*examine)(void *user, const char *name,
+                    stc__cache_file_check *check),
     void *user, size_t *removed, stc_error *err) {
   if (removed)
     *removed = 0;
@@ -404,11 +404,11 @@ stc_status stc__cache_files_prune(
     stc__cache_file *file = &scan.files[i];
     if (!file->ours)
       continue;
-    struct stat examined;
-    stc__cache_file_state state = examine(user, file->name, &examined);
-    bool gone = state == STC__CACHE_FILE_GONE;
-    if (state == STC__CACHE_FILE_BAD &&
-        stc__cache_files_unlink_if_same(files, file->name, &examined)) {
+    stc__cache_file_check check;
+    examine(user, file->name, &check);
+    bool gone = !check.exists; /* removed since the scan */
+    if (check.removable &&
+        stc__cache_files_unlink_if_same(files, file->name, &check.stat)) {
       count++;
       gone = true;
     }

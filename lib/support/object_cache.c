@@ -408,17 +408,12 @@ stc_status stc_object_cache_list(stc_object_cache *cache,
   return stc__cache_files_each(&cache->files, obj_list_file, &walk, err);
 }
 
-static stc__cache_file_state obj_prune_examine(void *user, const char *name,
-                                               struct stat *examined) {
+static void obj_prune_examine(void *user, const char *name,
+                              stc__cache_file_check *check) {
   obj_walk *walk = user;
   stc_object_entry entry;
-  stc__cache_file_check check;
-  obj_examine(walk->cache, name, NULL, walk->now, &entry, &check);
+  obj_examine(walk->cache, name, NULL, walk->now, &entry, check);
   stc_object_entry_clear(&entry);
-  *examined = check.stat;
-  return !check.exists     ? STC__CACHE_FILE_GONE
-         : check.removable ? STC__CACHE_FILE_BAD
-                           : STC__CACHE_FILE_KEEP;
 }
 
 stc_status stc_object_cache_prune(stc_object_cache *cache, size_t *removed,

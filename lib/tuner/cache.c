@@ -804,18 +804,12 @@ stc_status stc_disk_cache_list(stc_disk_cache *cache,
                                err);
 }
 
-static stc__cache_file_state stc_cache_prune_examine(void *user,
-                                                     const char *name,
-                                                     struct stat *examined) {
+static void stc_cache_prune_examine(void *user, const char *name,
+                                    stc__cache_file_check *check) {
   stc_cache_walk *state = user;
   stc_cache_record record;
-  stc__cache_file_check check;
-  stc_cache_examine(state->cache, name, NULL, state->now, &record, &check);
+  stc_cache_examine(state->cache, name, NULL, state->now, &record, check);
   stc_cache_record_clear(&record);
-  *examined = check.stat;
-  return !check.exists     ? STC__CACHE_FILE_GONE
-         : check.removable ? STC__CACHE_FILE_BAD
-                           : STC__CACHE_FILE_KEEP;
 }
 
 stc_status stc_disk_cache_prune(stc_disk_cache *cache, size_t *removed,

@@ -609,7 +609,8 @@ static size_t kind_max_value(stc_remote_kind kind) {
 
 stc_status stc_remote_cache_get(stc_remote_cache *remote, stc_remote_kind kind,
                                 const char *digest, char **data, size_t *size) {
-  if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest) || !data || !size)
+  if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest) || !data ||
+      !size)
     return STC_ERR_INVALID;
   bool record = kind == STC_REMOTE_RECORD;
   if (record && lease_seen(remote, digest))
@@ -667,8 +668,8 @@ static void give_back_lease(stc_remote_cache *r, const char *digest) {
 stc_status stc_remote_cache_put(stc_remote_cache *remote, stc_remote_kind kind,
                                 const char *digest, const char *data,
                                 size_t size, uint64_t expire_ms) {
-  if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest) || !data || !size ||
-      size > kind_max_value(kind) || !expire_ms)
+  if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest) || !data ||
+      !size || size > kind_max_value(kind) || !expire_ms)
     return STC_ERR_INVALID;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;

@@ -917,7 +917,8 @@ STC_TEST(cache_clear_and_prune) {
   join(stale, sizeof stale, dir, "tmp.1.2.dead");
   join(live, sizeof live, dir, "tmp.1.3.live");
   join(other, sizeof other, dir, "README");
-  STC_CHECK(stc_test_write_file(stale, "x", 1) == 0 && stc_test_write_file(live, "x", 1) == 0 &&
+  STC_CHECK(stc_test_write_file(stale, "x", 1) == 0 &&
+            stc_test_write_file(live, "x", 1) == 0 &&
             stc_test_write_file(other, "x", 1) == 0);
   struct timespec times[2] = {{stc_now_seconds() - 7200, 0},
                               {stc_now_seconds() - 7200, 0}};

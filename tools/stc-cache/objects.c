@@ -223,8 +223,8 @@ typedef struct remote_walk {
 
 static bool remote_collect_one(void *user, const stc_remote_entry *value) {
   remote_walk *walk = user;
-  remote_item *items =
-      stc__cache_grow(walk->items, &walk->capacity, walk->count, sizeof *items);
+  remote_item *items = stc__cache_grow(walk->items, &walk->capacity,
+                                       walk->count, sizeof *items);
   if (!items) {
     walk->out_of_memory = true;
     return false;
