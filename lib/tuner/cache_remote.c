@@ -607,6 +607,16 @@ static size_t kind_max_value(stc_remote_kind kind) {
                                    : STC_REMOTE_MAX_RECORD_VALUE;
 }
 
+/* Sends "<verb> stc:v1:<kind>:<digest>" (GET, DEL: one key, nothing more). */
+static hiredis_reply *key_command(stc_remote_cache *remote, const char *verb,
+                                  stc_remote_kind kind, const char *digest) {
+  char key[96];
+  key_of(key, kind_name(kind), digest);
+  const char *argv[] = {verb, key};
+  size_t lengths[] = {strlen(verb), strlen(key)};
+  return command(remote, verb, 2, argv, lengths);
+}
+
 stc_status stc_remote_cache_get(stc_remote_cache *remote, stc_remote_kind kind,
                                 const char *digest, char **data, size_t *size) {
   if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest) || !data ||
@@ -617,11 +627,7 @@ stc_status stc_remote_cache_get(stc_remote_cache *remote, stc_remote_kind kind,
     return STC_ERR_NOT_FOUND;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
-  char key[96];
-  key_of(key, kind_name(kind), digest);
-  const char *argv[] = {"GET", key};
-  size_t lengths[] = {3, strlen(key)};
-  hiredis_reply *reply = command(remote, "GET", 2, argv, lengths);
+  hiredis_reply *reply = key_command(remote, "GET", kind, digest);
   stc_status status = STC_ERR_IO;
   if (reply && reply->type == HIREDIS_REPLY_NIL) {
     status = STC_ERR_NOT_FOUND;
@@ -699,11 +705,7 @@ stc_status stc_remote_cache_delete(stc_remote_cache *remote,
     return STC_ERR_INVALID;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
-  char key[96];
-  key_of(key, kind_name(kind), digest);
-  const char *argv[] = {"DEL", key};
-  size_t lengths[] = {3, strlen(key)};
-  hiredis_reply *reply = command(remote, "DEL", 2, argv, lengths);
+  hiredis_reply *reply = key_command(remote, "DEL", kind, digest);
   stc_status status = STC_ERR_IO;
   if (reply && reply->type == HIREDIS_REPLY_INTEGER) {
     remote->api.free_reply(reply);

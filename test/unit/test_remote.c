@@ -363,6 +363,22 @@ STC_TEST(remote_options_from_environment) {
 
 /* ---- faults ----------------------------------------------------------------- */
 
+/* What an unavailable tier does after its first failure: a claim is
+ * granted (no fleet to ask: tune here), and the one fault recorded says
+ * why. Closes remote. */
+static void check_unavailable_once(stc_remote_cache *remote,
+                                   const char *reason) {
+  bool granted = false;
+  stc_remote_cache_claim(remote, digest_a, &granted);
+  STC_CHECK(granted);
+  char why[512];
+  uint64_t faults = 0;
+  STC_CHECK(stc_remote_cache_last_fault(remote, why, sizeof why, &faults));
+  STC_CHECK_CONTAINS(why, reason);
+  STC_CHECK_EQ_U64(faults, 1);
+  stc_remote_cache_close(remote);
+}
+
 STC_TEST(remote_missing_library_is_one_fault) {
   stc_remote_options options;
   stc_remote_options_init(&options);
@@ -377,15 +393,7 @@ STC_TEST(remote_missing_library_is_one_fault) {
     STC_CHECK_EQ_INT(
         stc_remote_cache_get(remote, STC_REMOTE_RECORD, digest_a, &data, &size),
         STC_ERR_UNAVAILABLE);
-  bool granted = false;
-  stc_remote_cache_claim(remote, digest_a, &granted);
-  STC_CHECK(granted); /* no fleet to ask: tune here */
-  char why[512];
-  uint64_t faults = 0;
-  STC_CHECK(stc_remote_cache_last_fault(remote, why, sizeof why, &faults));
-  STC_CHECK_CONTAINS(why, "cannot load libstc-no-such-hiredis.so.0.14");
-  STC_CHECK_EQ_U64(faults, 1);
-  stc_remote_cache_close(remote);
+  check_unavailable_once(remote, "cannot load libstc-no-such-hiredis.so.0.14");
 }
 
 STC_TEST(remote_refused_connection_backs_off) {
@@ -403,15 +411,7 @@ STC_TEST(remote_refused_connection_backs_off) {
   STC_CHECK_EQ_INT(
       stc_remote_cache_put(remote, STC_REMOTE_RECORD, digest_a, "x", 1, 1000),
       STC_ERR_UNAVAILABLE);
-  bool granted = false;
-  stc_remote_cache_claim(remote, digest_a, &granted);
-  STC_CHECK(granted);
-  char why[512];
-  uint64_t faults = 0;
-  STC_CHECK(stc_remote_cache_last_fault(remote, why, sizeof why, &faults));
-  STC_CHECK_CONTAINS(why, "cannot connect: Connection refused");
-  STC_CHECK_EQ_U64(faults, 1);
-  stc_remote_cache_close(remote);
+  check_unavailable_once(remote, "cannot connect: Connection refused");
 }
 
 /* ---- operations and leases against the fake --------------------------------- */
