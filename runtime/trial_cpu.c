@@ -399,9 +399,12 @@ static uint64_t readback_bytes(const stc_rt__trial *t) {
   return bytes;
 }
 
-/* The start of both comparisons: checks the request, and whether the
- * outputs fit the read-back limit (out->supported; nothing runs when not). */
-static stc_status comparison_begin(const stc_rt__trial *t, size_t reference,
+/* The start of both comparisons: checks the request and whether the
+ * outputs fit the read-back limit (out->supported; nothing runs when not),
+ * then makes sure reference's outputs are at hand, run on copies of the
+ * still pristine caller state (so an input that aliases an output reads
+ * what the call would have read). */
+static stc_status comparison_begin(stc_rt__trial *t, size_t reference,
                                    size_t candidate,
                                    const stc_tolerance *tolerance,
                                    stc_rt__comparison *out) {
@@ -411,6 +414,12 @@ static stc_status comparison_begin(const stc_rt__trial *t, size_t reference,
     return STC_ERR_INVALID;
   out->compared_bytes = readback_bytes(t);
   out->supported = out->compared_bytes <= tolerance->readback_limit;
+  if (out->supported &&
+      (!t->have_reference_outputs || t->reference_outputs_of != reference)) {
+    run_on(t, reference, true, NULL);
+    t->have_reference_outputs = true;
+    t->reference_outputs_of = reference;
+  }
   return STC_OK;
 }
 
@@ -422,11 +431,6 @@ stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
       comparison_begin(t, reference, candidate, tolerance, out);
   if (status != STC_OK || !out->supported)
     return status;
-  if (!t->have_reference_outputs || t->reference_outputs_of != reference) {
-    run_on(t, reference, true, NULL);
-    t->have_reference_outputs = true;
-    t->reference_outputs_of = reference;
-  }
   run_on(t, candidate, false, NULL);
   for (size_t i = 0; i < t->num_written; i++)
     compare_arg(&t->written[i], t->written[i].scratch, t->written[i].reference,
@@ -442,14 +446,7 @@ stc_status stc_rt__trial_check_on_call(stc_rt__trial *t, size_t reference,
       comparison_begin(t, reference, candidate, tolerance, out);
   if (status != STC_OK || !out->supported)
     return status;
-  /* The reference first, on copies of the still pristine caller state (so
-   * an input that aliases an output reads what the call would have read),
-   * then the candidate on the caller's own arguments: this call's run. */
-  if (!t->have_reference_outputs || t->reference_outputs_of != reference) {
-    run_on(t, reference, true, NULL);
-    t->have_reference_outputs = true;
-    t->reference_outputs_of = reference;
-  }
+  /* The candidate on the caller's own arguments: this call's run. */
   stc_rt__call_variant(t->site, candidate, t->caller);
   t->served = true;
   for (size_t i = 0; i < t->num_written; i++)
