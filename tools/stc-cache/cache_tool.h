@@ -120,6 +120,11 @@ int stc__cache_remote_remove(struct stc_remote_cache *remote, int kind,
  * or NULL, items unchanged, when out of memory. */
 void *stc__cache_grow(void *items, size_t *capacity, size_t count,
                       size_t item_size);
+/* The zeroed slot after listing's last item (*capacity: how many fit now;
+ * grown as needed), which the caller fills and then counts; NULL when out
+ * of memory. */
+stc_cache_item *stc__cache_listing_slot(stc_cache_listing *listing,
+                                        size_t *capacity);
 /* Marks the valid items of listing older than ttl_seconds expired. */
 void stc__cache_mark_expired(stc_cache_listing *listing, uint64_t ttl_seconds);
 

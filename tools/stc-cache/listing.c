@@ -66,21 +66,15 @@ typedef struct stc_cache_collector {
 static bool stc_cache_collect_one(void *user, const stc_cache_entry *entry) {
   stc_cache_collector *collector = user;
   stc_cache_listing *listing = collector->listing;
-  stc_cache_item *items =
-      stc__cache_grow(listing->items, &collector->capacity, listing->count,
-                      sizeof *items);
-  if (!items) {
-    collector->status = STC_ERR_NOMEM;
-    return false;
-  }
-  listing->items = items;
-  stc_cache_item *item = &listing->items[listing->count];
-  memset(item, 0, sizeof *item);
-  item->path = malloc(strlen(entry->path) + 1);
-  if (!item->path ||
+  stc_cache_item *item =
+      stc__cache_listing_slot(listing, &collector->capacity);
+  if (item)
+    item->path = malloc(strlen(entry->path) + 1);
+  if (!item || !item->path ||
       (entry->status == STC_OK &&
        stc_cache_record_copy(entry->record, &item->record) != STC_OK)) {
-    free(item->path);
+    if (item)
+      free(item->path);
     collector->status = STC_ERR_NOMEM;
     return false;
   }
@@ -131,6 +125,17 @@ void *stc__cache_grow(void *items, size_t *capacity, size_t count,
   if (moved)
     *capacity = grown;
   return moved;
+}
+
+stc_cache_item *stc__cache_listing_slot(stc_cache_listing *listing,
+                                        size_t *capacity) {
+  stc_cache_item *items = stc__cache_grow(listing->items, capacity,
+                                          listing->count, sizeof *items);
+  if (!items)
+    return NULL;
+  listing->items = items;
+  memset(&items[listing->count], 0, sizeof *items);
+  return &items[listing->count];
 }
 
 void stc__cache_mark_expired(stc_cache_listing *listing,

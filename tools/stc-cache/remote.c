@@ -56,19 +56,12 @@ typedef struct stc_remote_collector {
 static bool stc_remote_collect_one(void *user, const stc_remote_entry *entry) {
   stc_remote_collector *collector = user;
   stc_cache_listing *listing = collector->listing;
-  stc_cache_item *items =
-      stc__cache_grow(listing->items, &collector->capacity, listing->count,
-                      sizeof *items);
-  if (!items) {
-    collector->out_of_memory = true;
-    return false;
-  }
-  listing->items = items;
-  stc_cache_item *item = &listing->items[listing->count];
-  memset(item, 0, sizeof *item);
+  stc_cache_item *item =
+      stc__cache_listing_slot(listing, &collector->capacity);
   static const char prefix[] = "stc:v1:rec:";
-  item->path = malloc(sizeof prefix + 64);
-  if (!item->path) {
+  if (item)
+    item->path = malloc(sizeof prefix + 64);
+  if (!item || !item->path) {
     collector->out_of_memory = true;
     return false;
   }
