@@ -399,24 +399,38 @@ static uint64_t readback_bytes(const stc_rt__trial *t) {
   return bytes;
 }
 
-stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
-                                 size_t candidate,
-                                 const stc_tolerance *tolerance,
-                                 stc_rt__comparison *out) {
+/* The start of both comparisons: checks the request and whether the
+ * outputs fit the read-back limit (out->supported; nothing runs when not),
+ * then makes sure reference's outputs are at hand, run on copies of the
+ * still pristine caller state (so an input that aliases an output reads
+ * what the call would have read). */
+static stc_status comparison_begin(stc_rt__trial *t, size_t reference,
+                                   size_t candidate,
+                                   const stc_tolerance *tolerance,
+                                   stc_rt__comparison *out) {
   memset(out, 0, sizeof *out);
   if (!t || reference >= t->site->num_variants ||
       candidate >= t->site->num_variants || !tolerance || t->served)
     return STC_ERR_INVALID;
-  uint64_t bytes = readback_bytes(t);
-  out->compared_bytes = bytes;
-  if (bytes > tolerance->readback_limit)
-    return STC_OK; /* supported stays false: nothing run */
-  out->supported = true;
-  if (!t->have_reference_outputs || t->reference_outputs_of != reference) {
+  out->compared_bytes = readback_bytes(t);
+  out->supported = out->compared_bytes <= tolerance->readback_limit;
+  if (out->supported &&
+      (!t->have_reference_outputs || t->reference_outputs_of != reference)) {
     run_on(t, reference, true, NULL);
     t->have_reference_outputs = true;
     t->reference_outputs_of = reference;
   }
+  return STC_OK;
+}
+
+stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
+                                 size_t candidate,
+                                 const stc_tolerance *tolerance,
+                                 stc_rt__comparison *out) {
+  stc_status status =
+      comparison_begin(t, reference, candidate, tolerance, out);
+  if (status != STC_OK || !out->supported)
+    return status;
   run_on(t, candidate, false, NULL);
   for (size_t i = 0; i < t->num_written; i++)
     compare_arg(&t->written[i], t->written[i].scratch, t->written[i].reference,
@@ -428,22 +442,11 @@ stc_status stc_rt__trial_check_on_call(stc_rt__trial *t, size_t reference,
                                        size_t candidate,
                                        const stc_tolerance *tolerance,
                                        stc_rt__comparison *out) {
-  memset(out, 0, sizeof *out);
-  if (!t || reference >= t->site->num_variants ||
-      candidate >= t->site->num_variants || !tolerance || t->served)
-    return STC_ERR_INVALID;
-  out->compared_bytes = readback_bytes(t);
-  if (out->compared_bytes > tolerance->readback_limit)
-    return STC_OK; /* supported stays false: nothing run */
-  out->supported = true;
-  /* The reference first, on copies of the still pristine caller state (so
-   * an input that aliases an output reads what the call would have read),
-   * then the candidate on the caller's own arguments: this call's run. */
-  if (!t->have_reference_outputs || t->reference_outputs_of != reference) {
-    run_on(t, reference, true, NULL);
-    t->have_reference_outputs = true;
-    t->reference_outputs_of = reference;
-  }
+  stc_status status =
+      comparison_begin(t, reference, candidate, tolerance, out);
+  if (status != STC_OK || !out->supported)
+    return status;
+  /* The candidate on the caller's own arguments: this call's run. */
   stc_rt__call_variant(t->site, candidate, t->caller);
   t->served = true;
   for (size_t i = 0; i < t->num_written; i++)
@@ -462,6 +465,29 @@ stc_status stc_rt__trial_check_on_call(stc_rt__trial *t, size_t reference,
 
 /* ---- the tuner's callbacks ---- */
 
+/* The tuner's verdict on a comparison: unsupported (the outputs are too
+ * large to read back), rejected with the mismatch in message, or passed. */
+static stc_status trial_verdict(const stc_rt__comparison *c,
+                                stc_validation *outcome, char *message,
+                                size_t message_size) {
+  if (!c->supported) {
+    *outcome = STC_VALIDATION_UNSUPPORTED;
+    snprintf(message, message_size,
+             "outputs of %" PRIu64 " bytes exceed the read-back limit",
+             c->compared_bytes);
+    return STC_OK;
+  }
+  if (c->mismatches) {
+    snprintf(message, message_size,
+             "wrong result: %" PRIu64 " element(s) outside tolerance, "
+             "max error %g",
+             c->mismatches, c->max_error);
+    return STC_ERR_REJECTED;
+  }
+  *outcome = STC_VALIDATION_PASSED;
+  return STC_OK;
+}
+
 static stc_status trial_validate(void *user, size_t reference,
                                  size_t candidate,
                                  const stc_tolerance *tolerance,
@@ -472,22 +498,7 @@ static stc_status trial_validate(void *user, size_t reference,
       stc_rt__trial_compare(user, reference, candidate, tolerance, &c);
   if (status != STC_OK)
     return status;
-  if (!c.supported) {
-    *outcome = STC_VALIDATION_UNSUPPORTED;
-    snprintf(message, message_size,
-             "outputs of %" PRIu64 " bytes exceed the read-back limit",
-             c.compared_bytes);
-    return STC_OK;
-  }
-  if (c.mismatches) {
-    snprintf(message, message_size,
-             "wrong result: %" PRIu64 " element(s) outside tolerance, "
-             "max error %g",
-             c.mismatches, c.max_error);
-    return STC_ERR_REJECTED;
-  }
-  *outcome = STC_VALIDATION_PASSED;
-  return STC_OK;
+  return trial_verdict(&c, outcome, message, message_size);
 }
 
 static stc_status trial_check_on_call(void *user, size_t reference,
@@ -503,23 +514,11 @@ static stc_status trial_check_on_call(void *user, size_t reference,
   if (status != STC_OK)
     return status;
   *served = t->served;
-  if (!c.supported) {
-    *outcome = STC_VALIDATION_UNSUPPORTED;
-    snprintf(message, message_size,
-             "outputs of %" PRIu64 " bytes exceed the read-back limit",
-             c.compared_bytes);
-    return STC_OK;
-  }
-  if (c.mismatches) {
-    snprintf(t->check_message, sizeof t->check_message,
-             "wrong result: %" PRIu64 " element(s) outside tolerance, "
-             "max error %g",
-             c.mismatches, c.max_error);
-    snprintf(message, message_size, "%s", t->check_message);
-    return STC_ERR_REJECTED;
-  }
-  *outcome = STC_VALIDATION_PASSED;
-  return STC_OK;
+  status = trial_verdict(&c, outcome, message, message_size);
+  /* Kept for the dispatcher's warning (stc_rt__trial_check_message). */
+  if (status == STC_ERR_REJECTED)
+    snprintf(t->check_message, sizeof t->check_message, "%s", message);
+  return status;
 }
 
 static stc_status trial_measure(void *user, size_t candidate,

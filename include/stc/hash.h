@@ -21,6 +21,9 @@ uint64_t stc_hash64_str(const char *text, uint64_t seed);
 void stc_sha256(const void *data, size_t size, uint8_t out[32]);
 /* SHA-256 as 64 lower-case hex characters plus NUL. */
 void stc_sha256_hex(const void *data, size_t size, char out[65]);
+/* True when text (may be NULL) is exactly what stc_sha256_hex writes: 64
+ * lower-case hex characters. */
+bool stc_is_sha256_hex(const char *text);
 
 /* HMAC-SHA256 (RFC 2104 with SHA-256, as in RFC 4231) of the concatenation
  * of count parts under key (any length; a key longer than the 64-byte block

@@ -208,3 +208,13 @@ bool stc_bytes_equal_constant_time(const void *a, const void *b, size_t size) {
     difference |= (unsigned char)(x[i] ^ y[i]);
   return difference == 0;
 }
+
+bool stc_is_sha256_hex(const char *text) {
+  if (!text || strlen(text) != 64)
+    return false;
+  for (int i = 0; i < 64; i++)
+    if (!((text[i] >= '0' && text[i] <= '9') ||
+          (text[i] >= 'a' && text[i] <= 'f')))
+      return false;
+  return true;
+}

@@ -20,19 +20,20 @@
  *
  * Parsing is strict (one spelling per field, nothing after the checksum).
  * The directory comes from stc_cache_private_dir_open, the primitive of the
- * tuning cache; file operations go through its descriptor (openat), so a
- * path component swapped after open cannot redirect us. */
+ * tuning cache; scans, capacity, stale temporaries and the write-then-rename
+ * are the tuning cache's too (stc/cache_files.h). File operations go through
+ * the directory's descriptor (openat), so a path component swapped after
+ * open cannot redirect us. */
 #include "stc/object_cache.h"
 
+#include "stc/cache_files.h"
 #include "stc/hash.h"
 #include "stc/input_bounds.h"
 #include "stc/tuner_cache.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +43,6 @@
 
 #define OBJ_MAGIC "stc-object-cache\n"
 #define OBJ_SUFFIX ".obj"
-#define OBJ_TEMP_PREFIX "tmp."
-#define OBJ_SKEW_SECONDS 60
-#define OBJ_STALE_TEMP_SECONDS 3600
-#define OBJ_HEAD_BYTES 128
 
 struct stc_object_cache {
   char *path;
@@ -55,6 +52,7 @@ struct stc_object_cache {
   uint64_t ttl_seconds;
   int64_t (*clock)(void *user);
   void *clock_user;
+  stc__cache_files files; /* dir_fd, path and uid, for the shared scans */
 };
 
 void stc_object_entry_clear(stc_object_entry *entry) {
@@ -208,6 +206,14 @@ static bool obj_parse_head(obj_parser *p, int64_t *created) {
   return obj_number(p, "created ", (uint64_t)INT64_MAX, true, created, NULL);
 }
 
+/* The creation time in the first size bytes of an entry file, for the
+ * shared scans' oldest-first order; INT64_MIN when they hold none. */
+static int64_t obj_head_created(const char *head, size_t size) {
+  obj_parser p = {head, size, 0, NULL, STC_OK};
+  int64_t created = INT64_MIN;
+  return obj_parse_head(&p, &created) ? created : INT64_MIN;
+}
+
 stc_status stc_object_entry_decode(const char *data, size_t size,
                                    stc_object_entry *out,
                                    const char **problem) {
@@ -273,6 +279,8 @@ stc_status stc_object_cache_open(const char *directory, size_t capacity,
   cache->uid = geteuid();
   cache->capacity = capacity;
   cache->ttl_seconds = ttl_seconds;
+  cache->files = (stc__cache_files){cache->dir_fd, cache->path, cache->uid,
+                                    OBJ_SUFFIX, ".o", obj_head_created};
   *out = cache;
   return STC_OK;
 }
@@ -308,126 +316,33 @@ static stc_status obj_errno_status(int error) {
              : STC_ERR_IO;
 }
 
-static void obj_file_name(const char *key, char name[70]) {
-  stc_sha256_hex(key, strlen(key), name);
-  memcpy(name + 64, OBJ_SUFFIX, sizeof OBJ_SUFFIX);
+static void obj_file_name(const stc_object_cache *cache, const char *key,
+                          char name[70]) {
+  stc__cache_files_name(&cache->files, key, strlen(key), name);
 }
-
-static bool obj_has_suffix(const char *name) {
-  size_t length = strlen(name);
-  return length > 4 && strcmp(name + length - 4, OBJ_SUFFIX) == 0;
-}
-
-/* The owner took write permission away: honoured even as root. */
-static bool obj_read_only(const stc_object_cache *cache) {
-  struct stat st;
-  return fstat(cache->dir_fd, &st) == 0 && !(st.st_mode & S_IWUSR);
-}
-
-/* Unlinks name only if it is still the file examined (ours, regular). */
-static bool obj_unlink_if_same(const stc_object_cache *cache, const char *name,
-                               const struct stat *examined) {
-  struct stat now;
-  if (obj_read_only(cache) ||
-      fstatat(cache->dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
-      now.st_dev != examined->st_dev || now.st_ino != examined->st_ino ||
-      !S_ISREG(now.st_mode) || now.st_uid != cache->uid)
-    return false;
-  return unlinkat(cache->dir_fd, name, 0) == 0;
-}
-
-typedef struct obj_check {
-  stc_status status;
-  const char *problem;
-  bool exists, removable, foreign, quiet; /* quiet: a miss not worth a word */
-  struct stat stat;
-} obj_check;
 
 /* Reads and checks file name; expected_key (NULL when listing) must match. */
 static void obj_examine(const stc_object_cache *cache, const char *name,
                         const char *expected_key, int64_t now,
-                        stc_object_entry *entry, obj_check *check) {
-  memset(check, 0, sizeof *check);
+                        stc_object_entry *entry,
+                        stc__cache_file_check *check) {
   memset(entry, 0, sizeof *entry);
-  int fd = openat(cache->dir_fd, name,
-                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    int error = errno;
-    check->exists = error != ENOENT;
-    check->status = error == ENOENT ? STC_ERR_NOT_FOUND
-                    : error == ELOOP ? STC_ERR_PERMISSION
-                                     : obj_errno_status(error);
-    check->problem = error == ENOENT  ? "absent"
-                     : error == ELOOP ? "symbolic link (not followed)"
-                                      : "cannot open";
-    check->quiet = error == ENOENT;
+  size_t size;
+  char *data = stc__cache_files_read(
+      &cache->files, name,
+      (uint64_t)STC_OBJECT_CACHE_MAX_OBJECT + STC_OBJECT_CACHE_MAX_META +
+          STC_OBJECT_CACHE_MAX_KEY + 4096,
+      &size, check);
+  if (!data)
     return;
-  }
-  check->exists = true;
-  char *data = NULL;
-  if (fstat(fd, &check->stat) != 0) {
-    check->status = STC_ERR_IO, check->problem = "cannot stat";
-  } else if (!S_ISREG(check->stat.st_mode)) {
-    check->status = STC_ERR_PERMISSION, check->problem = "not a regular file";
-    check->foreign = true;
-  } else if (check->stat.st_uid != cache->uid) {
-    check->status = STC_ERR_PERMISSION;
-    check->problem = "owned by another user";
-    check->foreign = true;
-  } else if ((uint64_t)check->stat.st_size >
-             (uint64_t)STC_OBJECT_CACHE_MAX_OBJECT + STC_OBJECT_CACHE_MAX_META +
-                 STC_OBJECT_CACHE_MAX_KEY + 4096) {
-    check->status = STC_ERR_CORRUPT, check->problem = "too large";
-    check->removable = true;
-  } else if (!(data = malloc((size_t)check->stat.st_size + 1))) {
-    check->status = STC_ERR_NOMEM, check->problem = "out of memory";
-  } else {
-    size_t used = 0, want = (size_t)check->stat.st_size + 1;
-    int error = 0;
-    while (used < want) {
-      ssize_t got = read(fd, data + used, want - used);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got < 0)
-        error = errno;
-      if (got <= 0)
-        break;
-      used += (size_t)got;
-    }
-    if (error) {
-      check->status = obj_errno_status(error), check->problem = "cannot read";
-    } else if (used > (size_t)check->stat.st_size) {
-      check->status = STC_ERR_CORRUPT, check->problem = "grew while read";
-    } else {
-      check->status =
-          stc_object_entry_decode(data, used, entry, &check->problem);
-      check->removable = check->status == STC_ERR_CORRUPT ||
-                         check->status == STC_ERR_VERSION;
-    }
-  }
+  check->status = stc_object_entry_decode(data, size, entry, &check->problem);
+  check->removable = check->status == STC_ERR_CORRUPT ||
+                     check->status == STC_ERR_VERSION;
   free(data);
-  close(fd);
-  if (check->status != STC_OK)
-    return;
-  char expected_name[70];
-  obj_file_name(entry->key, expected_name);
-  if (expected_key && strcmp(entry->key, expected_key) != 0) {
-    check->status = STC_ERR_NOT_FOUND, check->problem = "holds another key";
-  } else if (strcmp(name, expected_name) != 0) {
-    check->status = STC_ERR_CORRUPT;
-    check->problem = "file name does not match its key";
-  } else if (entry->created > now &&
-             (uint64_t)entry->created - (uint64_t)now > OBJ_SKEW_SECONDS) {
-    check->status = STC_ERR_NOT_FOUND, check->problem = "created in the future";
-  } else if (entry->created < now &&
-             (uint64_t)now - (uint64_t)entry->created >= cache->ttl_seconds) {
-    check->status = STC_ERR_NOT_FOUND, check->problem = "expired";
-    check->quiet = true;
-  } else {
-    return;
-  }
-  check->removable = true;
-  stc_object_entry_clear(entry);
+  if (check->status == STC_OK &&
+      !stc__cache_files_judge(&cache->files, name, entry->key, expected_key,
+                              entry->created, now, cache->ttl_seconds, check))
+    stc_object_entry_clear(entry);
 }
 
 stc_status stc_object_cache_load(stc_object_cache *cache, const char *key,
@@ -443,161 +358,44 @@ stc_status stc_object_cache_load(stc_object_cache *cache, const char *key,
     return STC_ERR_INVALID;
   }
   char name[70];
-  obj_file_name(key, name);
-  obj_check check;
+  obj_file_name(cache, key, name);
+  stc__cache_file_check check;
   obj_examine(cache, name, key, obj_now(cache), out, &check);
   if (check.status == STC_OK)
     return STC_OK;
-  if (check.removable)
-    obj_unlink_if_same(cache, name, &check.stat);
-  stc_error_set(err, cache->path, 0, 0, "%s: %s", name, check.problem);
-  if (check.status == STC_ERR_NOMEM || check.status == STC_ERR_IO ||
-      (check.status == STC_ERR_PERMISSION && !check.foreign))
-    return check.status;
-  if (!check.quiet)
+  stc_status status = stc__cache_files_miss(&cache->files, name, &check, err);
+  if (status == STC_ERR_NOT_FOUND && !check.quiet)
     *problem = check.problem;
-  return STC_ERR_NOT_FOUND;
+  return status;
 }
 
 /* ---- scans -------------------------------------------------------------- */
 
-typedef struct obj_file {
-  char *name;
-  int64_t created; /* INT64_MIN when unreadable: oldest */
-  struct timespec mtime;
-  bool ours;
-} obj_file;
+/* What list and prune examine each file with: the time, taken once, and
+ * (for list) the caller's callback. */
+typedef struct obj_walk {
+  stc_object_cache *cache;
+  int64_t now;
+  bool (*fn)(void *user, const stc_object_listing *item);
+  void *user;
+} obj_walk;
 
-typedef struct obj_scan {
-  obj_file *files;
-  size_t count, ours, removed;
-} obj_scan;
-
-static void obj_scan_free(obj_scan *scan) {
-  for (size_t i = 0; i < scan->count; ++i)
-    free(scan->files[i].name);
-  free(scan->files);
-  memset(scan, 0, sizeof *scan);
-}
-
-static int64_t obj_head_created(const stc_object_cache *cache,
-                                const char *name) {
-  int fd = openat(cache->dir_fd, name,
-                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0)
-    return INT64_MIN;
-  char head[OBJ_HEAD_BYTES];
-  size_t used = 0;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    while (used < sizeof head) {
-      ssize_t got = read(fd, head + used, sizeof head - used);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        break;
-      used += (size_t)got;
-    }
-  }
-  close(fd);
-  obj_parser p = {head, used, 0, NULL, STC_OK};
-  int64_t created = INT64_MIN;
-  return obj_parse_head(&p, &created) ? created : INT64_MIN;
-}
-
-static int obj_file_order(const void *a_, const void *b_) {
-  const obj_file *a = a_, *b = b_;
-  if (a->created != b->created)
-    return a->created < b->created ? -1 : 1;
-  if (a->mtime.tv_sec != b->mtime.tv_sec)
-    return a->mtime.tv_sec < b->mtime.tv_sec ? -1 : 1;
-  if (a->mtime.tv_nsec != b->mtime.tv_nsec)
-    return a->mtime.tv_nsec < b->mtime.tv_nsec ? -1 : 1;
-  return strcmp(a->name, b->name);
-}
-
-/* Lists the entry files oldest first; with remove_stale, removes temporary
- * files of writers that died (ours, over an hour old). */
-static stc_status obj_scan_dir(stc_object_cache *cache, bool remove_stale,
-                               obj_scan *scan, stc_error *err) {
-  memset(scan, 0, sizeof *scan);
-  int fd = openat(cache->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-  if (!dir) {
-    int error = errno;
-    if (fd >= 0)
-      close(fd);
-    stc_error_set(err, cache->path, 0, 0, "cannot read cache directory: %s",
-                  strerror(error));
-    return obj_errno_status(error);
-  }
-  size_t capacity = 0;
-  stc_status status = STC_OK;
-  struct dirent *item;
-  while ((item = readdir(dir))) {
-    const char *name = item->d_name;
-    bool temp = strncmp(name, OBJ_TEMP_PREFIX, 4) == 0;
-    struct stat st;
-    if ((!temp && !obj_has_suffix(name)) ||
-        fstatat(cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-      continue;
-    if (temp) {
-      if (remove_stale && S_ISREG(st.st_mode) && st.st_uid == cache->uid &&
-          (int64_t)st.st_mtime < stc_now_seconds() - OBJ_STALE_TEMP_SECONDS &&
-          obj_unlink_if_same(cache, name, &st))
-        scan->removed++;
-      continue;
-    }
-    if (scan->count == capacity) {
-      size_t grown = capacity ? capacity * 2 : 32;
-      obj_file *files = realloc(scan->files, grown * sizeof *files);
-      if (!files) {
-        status = STC_ERR_NOMEM;
-        break;
-      }
-      scan->files = files;
-      capacity = grown;
-    }
-    obj_file *file = &scan->files[scan->count];
-    if (!(file->name = strdup(name))) {
-      status = STC_ERR_NOMEM;
-      break;
-    }
-    file->ours = S_ISREG(st.st_mode) && st.st_uid == cache->uid;
-    file->mtime = st.st_mtim;
-    file->created = file->ours ? obj_head_created(cache, name) : INT64_MIN;
-    scan->count++;
-    scan->ours += file->ours;
-  }
-  closedir(dir);
-  if (status != STC_OK) {
-    stc_error_set(err, cache->path, 0, 0, "out of memory listing cache");
-    obj_scan_free(scan);
-    return status;
-  }
-  if (scan->count > 1)
-    qsort(scan->files, scan->count, sizeof *scan->files, obj_file_order);
-  return STC_OK;
-}
-
-/* Removes the oldest files of ours beyond capacity, keeping keep (may be
- * NULL) and skipping entries already gone (name NULL). */
-static size_t obj_enforce_capacity(stc_object_cache *cache, obj_scan *scan,
-                                   const char *keep) {
-  size_t ours = 0, removed = 0;
-  if (obj_read_only(cache))
-    return 0;
-  for (size_t i = 0; i < scan->count; ++i)
-    ours += scan->files[i].name && scan->files[i].ours;
-  for (size_t i = 0; i < scan->count && ours > cache->capacity; ++i) {
-    obj_file *file = &scan->files[i];
-    if (!file->name || !file->ours || (keep && strcmp(file->name, keep) == 0))
-      continue;
-    if (unlinkat(cache->dir_fd, file->name, 0) == 0)
-      removed++;
-    ours--;
-  }
-  return removed;
+static bool obj_list_file(void *user, const char *name, const char *path) {
+  obj_walk *walk = user;
+  stc_object_entry entry;
+  stc__cache_file_check check;
+  obj_examine(walk->cache, name, NULL, walk->now, &entry, &check);
+  if (!check.exists)
+    return true;
+  stc_object_listing item = {path,
+                             name,
+                             check.status,
+                             check.status == STC_OK ? &entry : NULL,
+                             check.problem,
+                             (uint64_t)check.stat.st_size};
+  bool more = walk->fn(walk->user, &item);
+  stc_object_entry_clear(&entry);
+  return more;
 }
 
 stc_status stc_object_cache_list(stc_object_cache *cache,
@@ -606,116 +404,41 @@ stc_status stc_object_cache_list(stc_object_cache *cache,
                                  void *user, stc_error *err) {
   if (!cache || !fn)
     return STC_ERR_INVALID;
-  obj_scan scan;
-  stc_status status = obj_scan_dir(cache, false, &scan, err);
-  if (status != STC_OK)
-    return status;
-  int64_t now = obj_now(cache);
-  size_t path_size = strlen(cache->path) + 1 + 256 + 1;
-  char *path = malloc(path_size);
-  for (size_t i = 0; path && i < scan.count; ++i) {
-    stc_object_entry entry;
-    obj_check check;
-    obj_examine(cache, scan.files[i].name, NULL, now, &entry, &check);
-    if (!check.exists)
-      continue;
-    snprintf(path, path_size, "%s/%s", cache->path, scan.files[i].name);
-    stc_object_listing item = {path,
-                               scan.files[i].name,
-                               check.status,
-                               check.status == STC_OK ? &entry : NULL,
-                               check.problem,
-                               (uint64_t)check.stat.st_size};
-    bool more = fn(user, &item);
-    stc_object_entry_clear(&entry);
-    if (!more)
-      break;
-  }
-  status = path ? STC_OK : STC_ERR_NOMEM;
-  free(path);
-  obj_scan_free(&scan);
-  return status;
+  obj_walk walk = {cache, obj_now(cache), fn, user};
+  return stc__cache_files_each(&cache->files, obj_list_file, &walk, err);
+}
+
+static void obj_prune_examine(void *user, const char *name,
+                              stc__cache_file_check *check) {
+  obj_walk *walk = user;
+  stc_object_entry entry;
+  obj_examine(walk->cache, name, NULL, walk->now, &entry, check);
+  stc_object_entry_clear(&entry);
 }
 
 stc_status stc_object_cache_prune(stc_object_cache *cache, size_t *removed,
                                   stc_error *err) {
-  if (removed)
-    *removed = 0;
-  if (!cache)
+  if (!cache) {
+    if (removed)
+      *removed = 0;
     return STC_ERR_INVALID;
-  obj_scan scan;
-  stc_status status = obj_scan_dir(cache, true, &scan, err);
-  if (status != STC_OK)
-    return status;
-  size_t count = scan.removed;
-  int64_t now = obj_now(cache);
-  for (size_t i = 0; i < scan.count; ++i) {
-    obj_file *file = &scan.files[i];
-    if (!file->ours)
-      continue;
-    stc_object_entry entry;
-    obj_check check;
-    obj_examine(cache, file->name, NULL, now, &entry, &check);
-    stc_object_entry_clear(&entry);
-    bool gone = !check.exists;
-    if (check.removable && obj_unlink_if_same(cache, file->name, &check.stat))
-      count++, gone = true;
-    if (gone) {
-      free(file->name);
-      file->name = NULL;
-    }
   }
-  count += obj_enforce_capacity(cache, &scan, NULL);
-  obj_scan_free(&scan);
-  if (removed)
-    *removed = count;
-  return STC_OK;
+  obj_walk walk = {cache, obj_now(cache), NULL, NULL};
+  return stc__cache_files_prune(&cache->files, cache->capacity,
+                                obj_prune_examine, &walk, removed, err);
 }
 
 stc_status stc_object_cache_clear(stc_object_cache *cache, size_t *removed,
                                   stc_error *err) {
-  if (removed)
-    *removed = 0;
-  if (!cache)
+  if (!cache) {
+    if (removed)
+      *removed = 0;
     return STC_ERR_INVALID;
-  obj_scan scan;
-  stc_status status = obj_scan_dir(cache, true, &scan, err);
-  if (status != STC_OK)
-    return status;
-  size_t count = scan.removed;
-  for (size_t i = 0; i < scan.count; ++i) {
-    struct stat st;
-    if (scan.files[i].ours &&
-        fstatat(cache->dir_fd, scan.files[i].name, &st,
-                AT_SYMLINK_NOFOLLOW) == 0 &&
-        obj_unlink_if_same(cache, scan.files[i].name, &st))
-      count++;
   }
-  obj_scan_free(&scan);
-  if (removed)
-    *removed = count;
-  return STC_OK;
+  return stc__cache_files_clear(&cache->files, removed, err);
 }
 
 /* ---- save --------------------------------------------------------------- */
-
-static int obj_create_temp(const stc_object_cache *cache, char name[96]) {
-  static atomic_uint_fast64_t counter;
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t serial = atomic_fetch_add(&counter, 1);
-    snprintf(name, 96, OBJ_TEMP_PREFIX "%ld.%" PRIu64 ".%lx.o", (long)getpid(),
-             serial, (unsigned long)(now.tv_nsec ^ (long)now.tv_sec));
-    int fd = openat(cache->dir_fd, name,
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0600);
-    if (fd >= 0 || errno != EEXIST)
-      return fd;
-  }
-  errno = EEXIST;
-  return -1;
-}
 
 stc_status stc_object_cache_save(stc_object_cache *cache,
                                  const stc_object_entry *entry,
@@ -734,42 +457,17 @@ stc_status stc_object_cache_save(stc_object_cache *cache,
                                           : "object cache entry out of bounds");
     return status;
   }
-  if (obj_read_only(cache)) {
+  if (stc__cache_files_read_only(&cache->files, NULL)) {
     free(data);
     stc_error_set(err, cache->path, 0, 0,
                   "cache directory is read-only; not written");
     return STC_ERR_PERMISSION;
   }
-  char name[70], temp[96];
-  obj_file_name(stamped.key, name);
-  const char *step = "create temporary file";
-  int error = 0;
+  char name[70];
+  obj_file_name(cache, stamped.key, name);
   /* A file size limit (ulimit -f) must not kill the process (SIGXFSZ). */
-  stc_file_size_guard guard;
-  stc_file_size_guard_begin(&guard);
-  int fd = obj_create_temp(cache, temp);
-  if (fd < 0) {
-    error = errno;
-  } else {
-    for (size_t done = 0; !error && done < size;) {
-      ssize_t wrote = write(fd, data + done, size - done);
-      if (wrote < 0 && errno == EINTR)
-        continue;
-      if (wrote <= 0)
-        error = wrote < 0 ? errno : EIO, step = "write";
-      else
-        done += (size_t)wrote;
-    }
-    if (!error && fsync(fd) != 0)
-      error = errno, step = "sync";
-    if (close(fd) != 0 && !error)
-      error = errno, step = "close";
-    if (!error && renameat(cache->dir_fd, temp, cache->dir_fd, name) != 0)
-      error = errno, step = "rename";
-    if (error)
-      unlinkat(cache->dir_fd, temp, 0);
-  }
-  stc_file_size_guard_end(&guard);
+  const char *step;
+  int error = stc__cache_files_write(&cache->files, name, data, size, &step);
   free(data);
   if (error) {
     stc_error_set(err, cache->path, 0, 0, "%s: cannot %s: %s", name, step,
@@ -777,12 +475,6 @@ stc_status stc_object_cache_save(stc_object_cache *cache,
                                  : strerror(error));
     return obj_errno_status(error);
   }
-  fsync(cache->dir_fd);
-  obj_scan scan;
-  if (obj_scan_dir(cache, false, &scan, NULL) == STC_OK) {
-    if (scan.ours > cache->capacity)
-      obj_enforce_capacity(cache, &scan, name);
-    obj_scan_free(&scan);
-  }
+  stc__cache_files_settle(&cache->files, cache->capacity, name);
   return STC_OK;
 }

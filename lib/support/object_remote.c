@@ -103,16 +103,6 @@ stc_status stc_fleet_key_load(const char *path, stc_fleet_key *key,
 
 /* ---- sealing ------------------------------------------------------------ */
 
-static bool digest_ok(const char *digest) {
-  if (!digest || strlen(digest) != 64)
-    return false;
-  for (int i = 0; i < 64; i++)
-    if (!((digest[i] >= '0' && digest[i] <= '9') ||
-          (digest[i] >= 'a' && digest[i] <= 'f')))
-      return false;
-  return true;
-}
-
 static void robj_mac_hex(const stc_fleet_key *key, const char *digest,
                          const char *entry, size_t entry_size, char out[65]) {
   static const char digits[] = "0123456789abcdef";
@@ -133,8 +123,9 @@ static void robj_mac_hex(const stc_fleet_key *key, const char *digest,
 stc_status stc_object_remote_seal(const stc_fleet_key *key, const char *digest,
                                   const char *entry, size_t entry_size,
                                   char **out, size_t *out_size) {
-  if (!key || key->size < STC_FLEET_KEY_MIN_BYTES || !digest_ok(digest) ||
-      !entry || !out || !out_size || entry_size > SIZE_MAX - ROBJ_HEAD_BYTES)
+  if (!key || key->size < STC_FLEET_KEY_MIN_BYTES ||
+      !stc_is_sha256_hex(digest) || !entry || !out || !out_size ||
+      entry_size > SIZE_MAX - ROBJ_HEAD_BYTES)
     return STC_ERR_INVALID;
   char *value = malloc(ROBJ_HEAD_BYTES + entry_size);
   if (!value)
@@ -163,8 +154,8 @@ stc_status stc_object_remote_unseal(const stc_fleet_key *key,
   if (!problem)
     problem = &ignored;
   *problem = NULL;
-  if (!key || key->size < STC_FLEET_KEY_MIN_BYTES || !digest_ok(digest) ||
-      !data || !entry || !entry_size)
+  if (!key || key->size < STC_FLEET_KEY_MIN_BYTES ||
+      !stc_is_sha256_hex(digest) || !data || !entry || !entry_size)
     return STC_ERR_INVALID;
   const size_t magic = sizeof ROBJ_MAGIC - 1, label = sizeof ROBJ_MAC_LABEL - 1;
   if (size < ROBJ_HEAD_BYTES || memcmp(data, ROBJ_MAGIC, magic) != 0 ||

@@ -33,17 +33,15 @@
  * handle is the test clock, guarded by a mutex. */
 #include "stc/tuner_cache.h"
 
+#include "stc/cache_files.h"
 #include "stc/hash.h"
 #include "stc/input_bounds.h"
 #include "stc/tuner_remote.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,16 +56,9 @@
 #define STC_CACHE_MAX_FILE (1024u * 1024u)
 #define STC_CACHE_MAX_KEY (384u * 1024u)
 #define STC_CACHE_MAX_WINNER 4096u
-/* Clock skew tolerated before a record counts as future-dated. */
-#define STC_CACHE_SKEW_SECONDS 60
-/* Another writer's temporary file younger than this may still be in flight. */
-#define STC_CACHE_STALE_TEMP_SECONDS 3600
-/* Enough to parse the fixed header up to and including "created". */
-#define STC_CACHE_HEAD_BYTES 256
 
 #define STC_CACHE_MAGIC "stc-tuner-cache\n"
 #define STC_CACHE_SUFFIX ".rec"
-#define STC_CACHE_TEMP_PREFIX "tmp."
 
 struct stc_disk_cache {
   char *path; /* <directory>/v1 */
@@ -80,6 +71,7 @@ struct stc_disk_cache {
   void *clock_user;
   char last_fault[1024]; /* the latest fault's text, "" when none */
   stc_remote_cache *remote; /* the fleet tier below, NULL: none (owned) */
+  stc__cache_files files;   /* dir_fd, path and uid, for the shared scans */
 };
 
 /* ---- records ------------------------------------------------------------ */
@@ -109,15 +101,8 @@ stc_status stc_cache_record_copy(const stc_cache_record *record,
 
 bool stc_cache_record_is_fresh(const stc_cache_record *record, int64_t now,
                                uint64_t ttl_seconds) {
-  if (!record)
-    return false;
-  /* Compare in a form that cannot overflow for any int64 inputs. */
-  if (record->created > now && (uint64_t)record->created - (uint64_t)now >
-                                   (uint64_t)STC_CACHE_SKEW_SECONDS)
-    return false;
-  if (record->created >= now)
-    return true;
-  return (uint64_t)now - (uint64_t)record->created < ttl_seconds;
+  return record &&
+         !stc__cache_age_problem(record->created, now, ttl_seconds);
 }
 
 int64_t stc_now_seconds(void) {
@@ -353,6 +338,14 @@ static bool stc_cache_parse_head(stc_cache_parser *parser,
   return true;
 }
 
+/* The creation time in the first size bytes of a record file, for the
+ * shared scans' oldest-first order; INT64_MIN when they hold none. */
+static int64_t stc_cache_head_created(const char *head, size_t size) {
+  stc_cache_parser parser = {head, size, 0, NULL, STC_OK};
+  stc_cache_record record = {0};
+  return stc_cache_parse_head(&parser, &record) ? record.created : INT64_MIN;
+}
+
 /* Parses a whole file into *record (cleared on failure). */
 static stc_status stc_cache_decode(const char *data, size_t size,
                                    stc_cache_record *record,
@@ -404,85 +397,6 @@ static stc_status stc_cache_errno_status(int error) {
   return error == EACCES || error == EPERM ? STC_ERR_PERMISSION : STC_ERR_IO;
 }
 
-/* Reads all of fd (at most limit bytes; more is an error). */
-static int stc_cache_read_all(int fd, char *buffer, size_t limit,
-                              size_t *out_size) {
-  size_t used = 0;
-  for (;;) {
-    /* Ask for one byte beyond the limit so that growth is noticed. */
-    size_t want = limit + 1 - used;
-    if (want == 0)
-      return EFBIG;
-    ssize_t got = read(fd, buffer + used, want);
-    if (got < 0) {
-      if (errno == EINTR)
-        continue;
-      return errno;
-    }
-    if (got == 0)
-      break;
-    used += (size_t)got;
-  }
-  *out_size = used;
-  return 0;
-}
-
-static int stc_cache_write_all(int fd, const char *data, size_t size) {
-  while (size > 0) {
-    ssize_t wrote = write(fd, data, size);
-    if (wrote < 0) {
-      if (errno == EINTR)
-        continue;
-      return errno;
-    }
-    if (wrote == 0)
-      return EIO;
-    data += wrote;
-    size -= (size_t)wrote;
-  }
-  return 0;
-}
-
-static void stc_cache_record_name(const char *key, size_t key_length,
-                                  char name[70]) {
-  stc_sha256_hex(key, key_length, name);
-  memcpy(name + 64, STC_CACHE_SUFFIX, sizeof STC_CACHE_SUFFIX);
-}
-
-static bool stc_cache_has_suffix(const char *name, const char *suffix) {
-  size_t length = strlen(name), suffix_length = strlen(suffix);
-  return length > suffix_length &&
-         strcmp(name + length - suffix_length, suffix) == 0;
-}
-
-/* True (with err set) when the version directory's owner took its write
- * permission away: stc honours that even where it could write (as root),
- * since it never adds permissions the owner removed. */
-static bool stc_cache_read_only(const stc_disk_cache *cache, stc_error *err) {
-  struct stat st;
-  if (fstat(cache->dir_fd, &st) != 0 || (st.st_mode & S_IWUSR))
-    return false;
-  stc_error_set(err, cache->path, 0, 0,
-                "cache directory is read-only (mode %04o); not written",
-                (unsigned)(st.st_mode & 07777));
-  return true;
-}
-
-/* Unlinks name only if it is still the very file that was examined, so a
- * record renamed into place meanwhile by another process survives. */
-static bool stc_cache_unlink_if_same(const stc_disk_cache *cache,
-                                     const char *name,
-                                     const struct stat *examined) {
-  struct stat now;
-  if (stc_cache_read_only(cache, NULL) ||
-      fstatat(cache->dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) != 0)
-    return false;
-  if (now.st_dev != examined->st_dev || now.st_ino != examined->st_ino ||
-      !S_ISREG(now.st_mode) || now.st_uid != cache->uid)
-    return false;
-  return unlinkat(cache->dir_fd, name, 0) == 0;
-}
-
 static int64_t stc_cache_now(stc_disk_cache *cache) {
   pthread_mutex_lock(&cache->clock_lock);
   int64_t (*clock)(void *) = cache->clock;
@@ -491,99 +405,28 @@ static int64_t stc_cache_now(stc_disk_cache *cache) {
   return clock ? clock(user) : stc_now_seconds();
 }
 
-/* What examining one record file found. */
-typedef struct stc_cache_check {
-  stc_status status;   /* STC_OK or why the file is not usable */
-  const char *problem; /* static text, NULL when usable */
-  bool removable;      /* a regular file of ours whose content is bad */
-  bool foreign;        /* not ours (another owner, not a regular file) */
-  bool exists;         /* something was there under that name */
-  struct stat stat;    /* valid when exists */
-} stc_cache_check;
-
 /* Opens, checks and parses record file name; expected_key (may be NULL, as
  * when listing) must then match the stored key. Never removes anything. On
  * STC_OK *record holds the record; otherwise it is left cleared. */
 static void stc_cache_examine(stc_disk_cache *cache, const char *name,
                               const char *expected_key, int64_t now,
                               stc_cache_record *record,
-                              stc_cache_check *check) {
-  memset(check, 0, sizeof *check);
+                              stc__cache_file_check *check) {
   memset(record, 0, sizeof *record);
-  /* O_NONBLOCK: a FIFO planted under a record name must not hang us. */
-  int fd = openat(cache->dir_fd, name,
-                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    int error = errno;
-    if (error == ENOENT) {
-      check->status = STC_ERR_NOT_FOUND;
-      check->problem = "absent";
-    } else if (error == ELOOP || error == EMLINK) {
-      check->exists = true;
-      check->status = STC_ERR_PERMISSION;
-      check->problem = "symbolic link (not followed)";
-    } else {
-      check->exists = true;
-      check->status = stc_cache_errno_status(error);
-      check->problem = "cannot open";
-    }
+  size_t size;
+  char *data = stc__cache_files_read(&cache->files, name, STC_CACHE_MAX_FILE,
+                                     &size, check);
+  if (!data)
     return;
-  }
-  check->exists = true;
-  char *data = NULL;
-  if (fstat(fd, &check->stat) != 0) {
-    check->status = STC_ERR_IO;
-    check->problem = "cannot stat";
-  } else if (!S_ISREG(check->stat.st_mode)) {
-    check->status = STC_ERR_PERMISSION;
-    check->problem = "not a regular file";
-    check->foreign = true;
-  } else if (check->stat.st_uid != cache->uid) {
-    check->status = STC_ERR_PERMISSION;
-    check->problem = "owned by another user";
-    check->foreign = true;
-  } else if ((uint64_t)check->stat.st_size > STC_CACHE_MAX_FILE) {
-    check->status = STC_ERR_CORRUPT;
-    check->problem = "too large";
-    check->removable = true;
-  } else if (!(data = malloc((size_t)check->stat.st_size + 1))) {
-    check->status = STC_ERR_NOMEM;
-    check->problem = "out of memory";
-  } else {
-    size_t size = 0;
-    int error = stc_cache_read_all(fd, data, (size_t)check->stat.st_size,
-                                   &size);
-    if (error) {
-      check->status = stc_cache_errno_status(error);
-      check->problem = "cannot read";
-    } else {
-      check->status = stc_cache_decode(data, size, record, &check->problem);
-      check->removable = check->status == STC_ERR_CORRUPT ||
-                         check->status == STC_ERR_VERSION;
-    }
-  }
+  check->status = stc_cache_decode(data, size, record, &check->problem);
+  check->removable = check->status == STC_ERR_CORRUPT ||
+                     check->status == STC_ERR_VERSION;
   free(data);
-  close(fd);
-  if (check->status != STC_OK)
-    return;
-
-  char expected_name[70];
-  stc_cache_record_name(record->key, strlen(record->key), expected_name);
-  if (expected_key && strcmp(record->key, expected_key) != 0) {
-    check->status = STC_ERR_NOT_FOUND;
-    check->problem = "holds another key";
-  } else if (strcmp(name, expected_name) != 0) {
-    check->status = STC_ERR_CORRUPT;
-    check->problem = "file name does not match its key";
-  } else if (!stc_cache_record_is_fresh(record, now, cache->ttl_seconds)) {
-    check->status = STC_ERR_NOT_FOUND;
-    check->problem = record->created > now ? "created in the future"
-                                           : "expired";
-  } else {
-    return;
-  }
-  check->removable = true;
-  stc_cache_record_clear(record);
+  if (check->status == STC_OK &&
+      !stc__cache_files_judge(&cache->files, name, record->key, expected_key,
+                              record->created, now, cache->ttl_seconds,
+                              check))
+    stc_cache_record_clear(record);
 }
 
 /* ---- directory ---------------------------------------------------------- */
@@ -750,7 +593,7 @@ stc_status stc_cache_private_dir_open(const char *directory,
   struct stat st;
   /* Someone widened it: take group and other bits away. Never add a bit:
    * an owner who made it read-only (0500) meant it, and saves then become
-   * warnings (stc_cache_read_only). */
+   * warnings (stc__cache_files_read_only). */
   if (status == STC_OK && (fstat(dir_fd, &st) != 0 ||
                            ((st.st_mode & 077) != 0 &&
                             fchmod(dir_fd, st.st_mode & 07700) != 0))) {
@@ -796,6 +639,9 @@ stc_status stc_disk_cache_open(const char *directory, size_t capacity,
   if (status == STC_OK &&
       pthread_mutex_init(&cache->clock_lock, NULL) != 0)
     status = STC_ERR_NOMEM;
+  cache->files = (stc__cache_files){cache->dir_fd, cache->path, cache->uid,
+                                    STC_CACHE_SUFFIX, "",
+                                    stc_cache_head_created};
   if (status != STC_OK) {
     if (cache->path)
       close(cache->dir_fd);
@@ -874,20 +720,12 @@ static stc_status stc_cache_load_unnoted(stc_disk_cache *cache,
     return STC_ERR_INVALID;
   }
   char name[70];
-  stc_cache_record_name(key, key_length, name);
-  stc_cache_check check;
+  stc__cache_files_name(&cache->files, key, key_length, name);
+  stc__cache_file_check check;
   stc_cache_examine(cache, name, key, stc_cache_now(cache), out, &check);
   if (check.status == STC_OK)
     return STC_OK;
-  if (check.removable)
-    stc_cache_unlink_if_same(cache, name, &check.stat);
-  stc_error_set(err, cache->path, 0, 0, "%s: %s", name, check.problem);
-  /* A planted symlink and an unreadable file are faults worth a warning;
-   * everything else about a bad or foreign file is just a miss. */
-  if (check.status == STC_ERR_NOMEM || check.status == STC_ERR_IO ||
-      (check.status == STC_ERR_PERMISSION && !check.foreign))
-    return check.status;
-  return STC_ERR_NOT_FOUND;
+  return stc__cache_files_miss(&cache->files, name, &check, err);
 }
 
 static stc_status stc_cache_remove_unnoted(stc_disk_cache *cache,
@@ -899,7 +737,7 @@ static stc_status stc_cache_remove_unnoted(stc_disk_cache *cache,
     return STC_ERR_INVALID;
   }
   char name[70];
-  stc_cache_record_name(key, key_length, name);
+  stc__cache_files_name(&cache->files, key, key_length, name);
   struct stat st;
   if (fstatat(cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT)
@@ -917,7 +755,7 @@ static stc_status stc_cache_remove_unnoted(stc_disk_cache *cache,
                   "%s: not a regular file of ours; left alone", name);
     return STC_ERR_PERMISSION;
   }
-  if (stc_cache_read_only(cache, err))
+  if (stc__cache_files_read_only(&cache->files, err))
     return STC_ERR_PERMISSION;
   if (unlinkat(cache->dir_fd, name, 0) != 0 && errno != ENOENT) {
     int error = errno;
@@ -930,184 +768,29 @@ static stc_status stc_cache_remove_unnoted(stc_disk_cache *cache,
 
 /* ---- directory scans (list, prune, clear, capacity) --------------------- */
 
-typedef struct stc_cache_file {
-  char *name;
-  int64_t created; /* INT64_MIN when the head is unreadable: oldest */
-  struct timespec mtime;
-  bool ours; /* a regular file owned by us: counts toward capacity */
-} stc_cache_file;
+/* What list and prune examine each file with: the time, taken once, and
+ * (for list) the caller's callback. */
+typedef struct stc_cache_walk {
+  stc_disk_cache *cache;
+  int64_t now;
+  bool (*fn)(void *user, const stc_cache_entry *entry);
+  void *user;
+} stc_cache_walk;
 
-typedef struct stc_cache_scan {
-  stc_cache_file *files;
-  size_t count;
-  size_t ours;    /* files that count toward capacity */
-  size_t removed; /* stale temporary files removed while scanning */
-} stc_cache_scan;
-
-static void stc_cache_scan_free(stc_cache_scan *scan) {
-  for (size_t i = 0; i < scan->count; ++i)
-    free(scan->files[i].name);
-  free(scan->files);
-  memset(scan, 0, sizeof *scan);
-}
-
-/* Reads just enough of a record to learn when it was created. */
-static int64_t stc_cache_head_created(const stc_disk_cache *cache,
-                                      const char *name) {
-  int fd = openat(cache->dir_fd, name,
-                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0)
-    return INT64_MIN;
-  char head[STC_CACHE_HEAD_BYTES];
-  size_t used = 0;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    while (used < sizeof head) {
-      ssize_t got = read(fd, head + used, sizeof head - used);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        break;
-      used += (size_t)got;
-    }
-  }
-  close(fd);
-  stc_cache_parser parser = {head, used, 0, NULL, STC_OK};
-  stc_cache_record record = {0};
-  return stc_cache_parse_head(&parser, &record) ? record.created : INT64_MIN;
-}
-
-static int stc_cache_file_order(const void *a_, const void *b_) {
-  const stc_cache_file *a = a_, *b = b_;
-  if (a->created != b->created)
-    return a->created < b->created ? -1 : 1;
-  if (a->mtime.tv_sec != b->mtime.tv_sec)
-    return a->mtime.tv_sec < b->mtime.tv_sec ? -1 : 1;
-  if (a->mtime.tv_nsec != b->mtime.tv_nsec)
-    return a->mtime.tv_nsec < b->mtime.tv_nsec ? -1 : 1;
-  return strcmp(a->name, b->name);
-}
-
-/* A temporary file of a writer that died: ours, regular, and old. */
-static bool stc_cache_is_stale_temp(const stc_disk_cache *cache,
-                                    const struct stat *st) {
-  return S_ISREG(st->st_mode) && st->st_uid == cache->uid &&
-         (int64_t)st->st_mtime <
-             stc_now_seconds() - STC_CACHE_STALE_TEMP_SECONDS;
-}
-
-/* Lists the record files (unordered); with remove_stale, also removes
- * stale temporary files. */
-static stc_status stc_cache_scan_dir(stc_disk_cache *cache, bool remove_stale,
-                                     stc_cache_scan *scan, stc_error *err) {
-  memset(scan, 0, sizeof *scan);
-  /* A fresh open file description: a dup would share the read position
-   * with every other thread scanning. */
-  int fd = openat(cache->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-  if (!dir) {
-    int error = errno;
-    if (fd >= 0)
-      close(fd);
-    stc_error_set(err, cache->path, 0, 0, "cannot read cache directory: %s",
-                  strerror(error));
-    return stc_cache_errno_status(error);
-  }
-  size_t capacity = 0;
-  stc_status status = STC_OK;
-  for (;;) {
-    errno = 0;
-    struct dirent *entry = readdir(dir);
-    if (!entry) {
-      if (errno) {
-        stc_error_set(err, cache->path, 0, 0,
-                      "cannot read cache directory: %s", strerror(errno));
-        status = STC_ERR_IO;
-      }
-      break;
-    }
-    const char *name = entry->d_name;
-    bool is_temp = strncmp(name, STC_CACHE_TEMP_PREFIX,
-                           sizeof STC_CACHE_TEMP_PREFIX - 1) == 0;
-    if (!is_temp && !stc_cache_has_suffix(name, STC_CACHE_SUFFIX))
-      continue;
-    struct stat st;
-    if (fstatat(cache->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-      continue; /* gone meanwhile: another process renamed or removed it */
-    if (is_temp) {
-      if (remove_stale && stc_cache_is_stale_temp(cache, &st) &&
-          stc_cache_unlink_if_same(cache, name, &st))
-        scan->removed++;
-      continue;
-    }
-    if (scan->count == capacity) {
-      size_t grown = capacity ? capacity * 2 : 64;
-      stc_cache_file *files = realloc(scan->files, grown * sizeof *files);
-      if (!files) {
-        status = STC_ERR_NOMEM;
-        break;
-      }
-      scan->files = files;
-      capacity = grown;
-    }
-    stc_cache_file *file = &scan->files[scan->count];
-    file->name = strdup(name);
-    if (!file->name) {
-      status = STC_ERR_NOMEM;
-      break;
-    }
-    file->ours = S_ISREG(st.st_mode) && st.st_uid == cache->uid;
-    file->mtime = st.st_mtim;
-    file->created = INT64_MIN;
-    scan->count++;
-    scan->ours += file->ours;
-  }
-  closedir(dir);
-  if (status != STC_OK) {
-    if (status == STC_ERR_NOMEM)
-      stc_error_set(err, cache->path, 0, 0, "out of memory listing cache");
-    stc_cache_scan_free(scan);
-    return status;
-  }
-  return STC_OK;
-}
-
-/* Sorts a scan oldest first: by creation time as recorded, then mtime, then
- * name, so that the order is total and every process agrees on it. Reading
- * the heads costs an open per file, which is why only list, prune and a save
- * that overflows capacity pay it. */
-static void stc_cache_scan_order(const stc_disk_cache *cache,
-                                 stc_cache_scan *scan) {
-  for (size_t i = 0; i < scan->count; ++i)
-    if (scan->files[i].ours)
-      scan->files[i].created =
-          stc_cache_head_created(cache, scan->files[i].name);
-  if (scan->count > 1)
-    qsort(scan->files, scan->count, sizeof *scan->files,
-          stc_cache_file_order);
-}
-
-/* Removes the oldest files of ours beyond capacity, given an ordered scan;
- * skips entries already removed (name set to NULL) and keep (may be NULL:
- * the record just saved, which must survive its own save). */
-static size_t stc_cache_enforce_capacity(stc_disk_cache *cache,
-                                         stc_cache_scan *scan,
-                                         const char *keep) {
-  size_t ours = 0, removed = 0;
-  if (stc_cache_read_only(cache, NULL))
-    return 0;
-  for (size_t i = 0; i < scan->count; ++i)
-    ours += scan->files[i].name && scan->files[i].ours;
-  for (size_t i = 0; i < scan->count && ours > cache->capacity; ++i) {
-    stc_cache_file *file = &scan->files[i];
-    if (!file->name || !file->ours || (keep && strcmp(file->name, keep) == 0))
-      continue;
-    /* A concurrent pruner may have taken it already; it still left. */
-    if (unlinkat(cache->dir_fd, file->name, 0) == 0)
-      removed++;
-    ours--;
-  }
-  return removed;
+static bool stc_cache_list_file(void *user, const char *name,
+                                const char *path) {
+  stc_cache_walk *state = user;
+  stc_cache_record record;
+  stc__cache_file_check check;
+  stc_cache_examine(state->cache, name, NULL, state->now, &record, &check);
+  if (!check.exists)
+    return true; /* removed since the scan */
+  stc_cache_entry entry = {path, check.status,
+                           check.status == STC_OK ? &record : NULL,
+                           check.problem};
+  bool more = state->fn(state->user, &entry);
+  stc_cache_record_clear(&record);
+  return more;
 }
 
 stc_status stc_disk_cache_list(stc_disk_cache *cache,
@@ -1116,131 +799,42 @@ stc_status stc_disk_cache_list(stc_disk_cache *cache,
                                void *user, stc_error *err) {
   if (!cache || !fn)
     return STC_ERR_INVALID;
-  stc_cache_scan scan;
-  stc_status status = stc_cache_scan_dir(cache, false, &scan, err);
-  if (status != STC_OK)
-    return status;
-  stc_cache_scan_order(cache, &scan);
-  int64_t now = stc_cache_now(cache);
-  size_t path_size = strlen(cache->path) + 1 + 256 + 1;
-  char *path = malloc(path_size);
-  if (!path) {
-    stc_cache_scan_free(&scan);
-    return STC_ERR_NOMEM;
-  }
-  for (size_t i = 0; i < scan.count; ++i) {
-    stc_cache_record record;
-    stc_cache_check check;
-    stc_cache_examine(cache, scan.files[i].name, NULL, now, &record, &check);
-    if (!check.exists)
-      continue; /* removed since the scan */
-    snprintf(path, path_size, "%s/%s", cache->path, scan.files[i].name);
-    stc_cache_entry entry = {path, check.status,
-                             check.status == STC_OK ? &record : NULL,
-                             check.problem};
-    bool more = fn(user, &entry);
-    stc_cache_record_clear(&record);
-    if (!more)
-      break;
-  }
-  free(path);
-  stc_cache_scan_free(&scan);
-  return STC_OK;
+  stc_cache_walk state = {cache, stc_cache_now(cache), fn, user};
+  return stc__cache_files_each(&cache->files, stc_cache_list_file, &state,
+                               err);
 }
 
-/* The start of prune and clear: *removed (may be NULL) is 0 until the end,
- * then a scan of the directory that also removes stale temporaries
- * (scan->removed counts them). */
-static stc_status stc_cache_scan_for_removal(stc_disk_cache *cache,
-                                             size_t *removed,
-                                             stc_cache_scan *scan,
-                                             stc_error *err) {
-  if (removed)
-    *removed = 0;
-  if (!cache)
-    return STC_ERR_INVALID;
-  return stc_cache_scan_dir(cache, true, scan, err);
+static void stc_cache_prune_examine(void *user, const char *name,
+                                    stc__cache_file_check *check) {
+  stc_cache_walk *state = user;
+  stc_cache_record record;
+  stc_cache_examine(state->cache, name, NULL, state->now, &record, check);
+  stc_cache_record_clear(&record);
 }
 
 stc_status stc_disk_cache_prune(stc_disk_cache *cache, size_t *removed,
                                 stc_error *err) {
-  stc_cache_scan scan;
-  stc_status status = stc_cache_scan_for_removal(cache, removed, &scan, err);
-  if (status != STC_OK)
-    return status;
-  stc_cache_scan_order(cache, &scan);
-  size_t count = scan.removed;
-  int64_t now = stc_cache_now(cache);
-  for (size_t i = 0; i < scan.count; ++i) {
-    stc_cache_file *file = &scan.files[i];
-    if (!file->ours)
-      continue;
-    stc_cache_record record;
-    stc_cache_check check;
-    stc_cache_examine(cache, file->name, NULL, now, &record, &check);
-    stc_cache_record_clear(&record);
-    bool gone = !check.exists;
-    if (check.removable &&
-        stc_cache_unlink_if_same(cache, file->name, &check.stat)) {
-      count++;
-      gone = true;
-    }
-    if (gone) {
-      free(file->name);
-      file->name = NULL;
-    }
+  if (!cache) {
+    if (removed)
+      *removed = 0;
+    return STC_ERR_INVALID;
   }
-  count += stc_cache_enforce_capacity(cache, &scan, NULL);
-  stc_cache_scan_free(&scan);
-  if (removed)
-    *removed = count;
-  return STC_OK;
+  stc_cache_walk state = {cache, stc_cache_now(cache), NULL, NULL};
+  return stc__cache_files_prune(&cache->files, cache->capacity,
+                                stc_cache_prune_examine, &state, removed, err);
 }
 
 stc_status stc_disk_cache_clear(stc_disk_cache *cache, size_t *removed,
                                 stc_error *err) {
-  stc_cache_scan scan;
-  stc_status status = stc_cache_scan_for_removal(cache, removed, &scan, err);
-  if (status != STC_OK)
-    return status;
-  size_t count = scan.removed;
-  for (size_t i = 0; i < scan.count; ++i) {
-    struct stat st;
-    /* Symlinks and foreign files are never ours to delete. */
-    if (scan.files[i].ours &&
-        fstatat(cache->dir_fd, scan.files[i].name, &st,
-                AT_SYMLINK_NOFOLLOW) == 0 &&
-        stc_cache_unlink_if_same(cache, scan.files[i].name, &st))
-      count++;
+  if (!cache) {
+    if (removed)
+      *removed = 0;
+    return STC_ERR_INVALID;
   }
-  stc_cache_scan_free(&scan);
-  if (removed)
-    *removed = count;
-  return STC_OK;
+  return stc__cache_files_clear(&cache->files, removed, err);
 }
 
 /* ---- save --------------------------------------------------------------- */
-
-/* Creates a new temporary file next to the records. The name is unique per
- * process (pid), per call (counter) and per attempt; O_EXCL settles races. */
-static int stc_cache_create_temp(const stc_disk_cache *cache, char name[96]) {
-  static atomic_uint_fast64_t counter;
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t serial = atomic_fetch_add(&counter, 1);
-    snprintf(name, 96, STC_CACHE_TEMP_PREFIX "%ld.%" PRIu64 ".%lx",
-             (long)getpid(), serial,
-             (unsigned long)(now.tv_nsec ^ (long)now.tv_sec));
-    int fd = openat(cache->dir_fd, name,
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0600);
-    if (fd >= 0 || errno != EEXIST)
-      return fd;
-  }
-  errno = EEXIST;
-  return -1;
-}
 
 static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
                                          const stc_cache_record *record,
@@ -1262,34 +856,16 @@ static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
     stc_error_set(err, NULL, 0, 0, "cannot encode cache record");
     return status;
   }
-  char name[70], temp[96];
-  stc_cache_record_name(record->key, key_length, name);
-  if (stc_cache_read_only(cache, err)) {
+  char name[70];
+  stc__cache_files_name(&cache->files, record->key, key_length, name);
+  if (stc__cache_files_read_only(&cache->files, err)) {
     free(data);
     return STC_ERR_PERMISSION;
   }
-  const char *step = "create temporary file";
-  int error = 0;
   /* A file size limit (ulimit -f) below the record's size must not kill
    * the process: the write fails with EFBIG, a warning like a full disk. */
-  stc_file_size_guard guard;
-  stc_file_size_guard_begin(&guard);
-  int fd = stc_cache_create_temp(cache, temp);
-  if (fd < 0) {
-    error = errno;
-  } else {
-    if ((error = stc_cache_write_all(fd, data, size)) != 0)
-      step = "write";
-    else if (fsync(fd) != 0)
-      step = "sync", error = errno;
-    if (close(fd) != 0 && !error)
-      step = "close", error = errno;
-    if (!error && renameat(cache->dir_fd, temp, cache->dir_fd, name) != 0)
-      step = "rename", error = errno;
-    if (error)
-      unlinkat(cache->dir_fd, temp, 0);
-  }
-  stc_file_size_guard_end(&guard);
+  const char *step;
+  int error = stc__cache_files_write(&cache->files, name, data, size, &step);
   free(data);
   if (error) {
     if (error == EFBIG)
@@ -1302,18 +878,7 @@ static stc_status stc_cache_save_unnoted(stc_disk_cache *cache,
                     strerror(error));
     return stc_cache_errno_status(error);
   }
-  /* Makes the rename durable. A failure here is not reported: the record is
-   * already in place, and losing it in a crash only costs a retune. */
-  fsync(cache->dir_fd);
-
-  stc_cache_scan scan;
-  if (stc_cache_scan_dir(cache, false, &scan, NULL) == STC_OK) {
-    if (scan.ours > cache->capacity) {
-      stc_cache_scan_order(cache, &scan);
-      stc_cache_enforce_capacity(cache, &scan, name);
-    }
-    stc_cache_scan_free(&scan);
-  }
+  stc__cache_files_settle(&cache->files, cache->capacity, name);
   return STC_OK;
 }
 

@@ -22,6 +22,7 @@
  * remembers that for poll_ms (a direct-mapped table of digests), so its
  * later calls cost no round trip until then. */
 #define _GNU_SOURCE
+#include "stc/hash.h"
 #include "stc/tuner_remote.h"
 
 #include <dlfcn.h>
@@ -587,16 +588,6 @@ static void lease_mark(stc_remote_cache *r, const char *digest, bool held) {
 
 /* ---- operations --------------------------------------------------------- */
 
-static bool digest_ok(const char *digest) {
-  if (!digest || strlen(digest) != 64)
-    return false;
-  for (int i = 0; i < 64; i++)
-    if (!((digest[i] >= '0' && digest[i] <= '9') ||
-          (digest[i] >= 'a' && digest[i] <= 'f')))
-      return false;
-  return true;
-}
-
 static void key_of(char out[96], const char *kind, const char *digest) {
   snprintf(out, 96, STC_REMOTE_PREFIX "%s:%s", kind, digest);
 }
@@ -616,20 +607,27 @@ static size_t kind_max_value(stc_remote_kind kind) {
                                    : STC_REMOTE_MAX_RECORD_VALUE;
 }
 
+/* Sends "<verb> stc:v1:<kind>:<digest>" (GET, DEL: one key, nothing more). */
+static hiredis_reply *key_command(stc_remote_cache *remote, const char *verb,
+                                  stc_remote_kind kind, const char *digest) {
+  char key[96];
+  key_of(key, kind_name(kind), digest);
+  const char *argv[] = {verb, key};
+  size_t lengths[] = {strlen(verb), strlen(key)};
+  return command(remote, verb, 2, argv, lengths);
+}
+
 stc_status stc_remote_cache_get(stc_remote_cache *remote, stc_remote_kind kind,
                                 const char *digest, char **data, size_t *size) {
-  if (!remote || !kind_ok(kind) || !digest_ok(digest) || !data || !size)
+  if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest) || !data ||
+      !size)
     return STC_ERR_INVALID;
   bool record = kind == STC_REMOTE_RECORD;
   if (record && lease_seen(remote, digest))
     return STC_ERR_NOT_FOUND;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
-  char key[96];
-  key_of(key, kind_name(kind), digest);
-  const char *argv[] = {"GET", key};
-  size_t lengths[] = {3, strlen(key)};
-  hiredis_reply *reply = command(remote, "GET", 2, argv, lengths);
+  hiredis_reply *reply = key_command(remote, "GET", kind, digest);
   stc_status status = STC_ERR_IO;
   if (reply && reply->type == HIREDIS_REPLY_NIL) {
     status = STC_ERR_NOT_FOUND;
@@ -676,8 +674,8 @@ static void give_back_lease(stc_remote_cache *r, const char *digest) {
 stc_status stc_remote_cache_put(stc_remote_cache *remote, stc_remote_kind kind,
                                 const char *digest, const char *data,
                                 size_t size, uint64_t expire_ms) {
-  if (!remote || !kind_ok(kind) || !digest_ok(digest) || !data || !size ||
-      size > kind_max_value(kind) || !expire_ms)
+  if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest) || !data ||
+      !size || size > kind_max_value(kind) || !expire_ms)
     return STC_ERR_INVALID;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
@@ -703,15 +701,11 @@ stc_status stc_remote_cache_put(stc_remote_cache *remote, stc_remote_kind kind,
 
 stc_status stc_remote_cache_delete(stc_remote_cache *remote,
                                    stc_remote_kind kind, const char *digest) {
-  if (!remote || !kind_ok(kind) || !digest_ok(digest))
+  if (!remote || !kind_ok(kind) || !stc_is_sha256_hex(digest))
     return STC_ERR_INVALID;
   if (acquire(remote, false) != ACQUIRED)
     return STC_ERR_UNAVAILABLE;
-  char key[96];
-  key_of(key, kind_name(kind), digest);
-  const char *argv[] = {"DEL", key};
-  size_t lengths[] = {3, strlen(key)};
-  hiredis_reply *reply = command(remote, "DEL", 2, argv, lengths);
+  hiredis_reply *reply = key_command(remote, "DEL", kind, digest);
   stc_status status = STC_ERR_IO;
   if (reply && reply->type == HIREDIS_REPLY_INTEGER) {
     remote->api.free_reply(reply);
@@ -726,7 +720,7 @@ stc_status stc_remote_cache_delete(stc_remote_cache *remote,
 void stc_remote_cache_claim(stc_remote_cache *remote, const char *digest,
                             bool *granted) {
   *granted = true;
-  if (!remote || !digest_ok(digest))
+  if (!remote || !stc_is_sha256_hex(digest))
     return;
   if (lease_seen(remote, digest)) {
     *granted = false;
@@ -817,7 +811,7 @@ stc_status stc_remote_cache_scan(stc_remote_cache *remote, stc_remote_kind kind,
       char digest[65];
       memcpy(digest, name->str + prefix, 64);
       digest[64] = 0;
-      if (!digest_ok(digest))
+      if (!stc_is_sha256_hex(digest))
         continue;
       const char *get[] = {"GET", name->str};
       const char *pttl[] = {"PTTL", name->str};

@@ -29,6 +29,11 @@ void stc_test_skip(const char *reason);
 /* A scratch directory for this test (created fresh, removed at exit unless
  * the test failed). Static storage. */
 const char *stc_test_tmpdir(void);
+/* The first MiB of the file at path in a new buffer (the caller frees it),
+ * *size bytes of it; NULL when it cannot be opened. */
+char *stc_test_read_file(const char *path, size_t *size);
+/* Replaces the file at path with size bytes of data; 0 or -1. */
+int stc_test_write_file(const char *path, const char *data, size_t size);
 
 #define STC_TEST_DEFINE(name)                                                 \
   static void name(void);                                                     \

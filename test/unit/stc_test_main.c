@@ -52,6 +52,24 @@ const char *stc_test_tmpdir(void) {
   return tmpdir;
 }
 
+char *stc_test_read_file(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return NULL;
+  char *data = malloc(1 << 20);
+  *size = data ? fread(data, 1, 1 << 20, file) : 0;
+  fclose(file);
+  return data;
+}
+
+int stc_test_write_file(const char *path, const char *data, size_t size) {
+  FILE *file = fopen(path, "wb");
+  if (!file)
+    return -1;
+  size_t wrote = fwrite(data, 1, size, file);
+  return fclose(file) == 0 && wrote == size ? 0 : -1;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag,
                         struct FTW *ftw) {
   (void)st, (void)flag, (void)ftw;

@@ -47,24 +47,6 @@ static void record_path(const stc_disk_cache *cache, const char *key,
   join(out, size, stc_disk_cache_path(cache), name);
 }
 
-static char *read_file(const char *path, size_t *size) {
-  FILE *file = fopen(path, "rb");
-  if (!file)
-    return NULL;
-  char *data = malloc(1 << 20);
-  *size = data ? fread(data, 1, 1 << 20, file) : 0;
-  fclose(file);
-  return data;
-}
-
-static int write_file(const char *path, const char *data, size_t size) {
-  FILE *file = fopen(path, "wb");
-  if (!file)
-    return -1;
-  size_t wrote = fwrite(data, 1, size, file);
-  return fclose(file) == 0 && wrote == size ? 0 : -1;
-}
-
 static int exists(const char *path) {
   struct stat st;
   return lstat(path, &st) == 0;
@@ -350,11 +332,11 @@ STC_TEST(cache_flipped_byte_is_miss_and_removed) {
   char path[4096];
   record_path(cache, key, path, sizeof path);
   size_t size;
-  char *good = read_file(path, &size);
+  char *good = stc_test_read_file(path, &size);
   STC_CHECK(good && size > 100);
   for (size_t i = 0; i < size; ++i) {
     good[i] ^= 0x01;
-    int wrote = write_file(path, good, size);
+    int wrote = stc_test_write_file(path, good, size);
     good[i] ^= 0x01;
     if (wrote != 0)
       break;
@@ -367,7 +349,7 @@ STC_TEST(cache_flipped_byte_is_miss_and_removed) {
     }
   }
   /* The pristine bytes still load: the test really hit the parser. */
-  STC_CHECK(write_file(path, good, size) == 0);
+  STC_CHECK(stc_test_write_file(path, good, size) == 0);
   free(good);
   STC_CHECK_EQ_INT(load_winner(cache, key, NULL, 0), STC_OK);
   stc_disk_cache_close(cache);
@@ -382,10 +364,10 @@ STC_TEST(cache_truncated_record_is_miss) {
   char path[4096];
   record_path(cache, key, path, sizeof path);
   size_t size;
-  char *good = read_file(path, &size);
+  char *good = stc_test_read_file(path, &size);
   STC_CHECK(good);
   for (size_t length = 0; length < size; ++length) {
-    if (write_file(path, good, length) != 0)
+    if (stc_test_write_file(path, good, length) != 0)
       break;
     stc_status status = load_winner(cache, key, NULL, 0);
     if (status != STC_ERR_NOT_FOUND || exists(path)) {
@@ -399,7 +381,7 @@ STC_TEST(cache_truncated_record_is_miss) {
   STC_CHECK(longer);
   memcpy(longer, good, size);
   longer[size] = '\n';
-  int wrote = write_file(path, longer, size + 1);
+  int wrote = stc_test_write_file(path, longer, size + 1);
   free(longer);
   free(good);
   STC_CHECK(wrote == 0);
@@ -444,7 +426,7 @@ STC_TEST(cache_future_dated_record_is_miss) {
  * and a correct checksum, as a newer stc would write it. */
 static int rewrite_version(const char *path, const char *version_line) {
   size_t size;
-  char *data = read_file(path, &size);
+  char *data = stc_test_read_file(path, &size);
   if (!data)
     return -1;
   char *at = strstr(data, "version 1\n");
@@ -462,7 +444,7 @@ static int rewrite_version(const char *path, const char *version_line) {
   stc_sha256_hex(out, body, hex);
   snprintf(out + body, sizeof out - body, "checksum %s\n", hex);
   free(data);
-  return write_file(path, out, strlen(out));
+  return stc_test_write_file(path, out, strlen(out));
 }
 
 STC_TEST(cache_wrong_version_record_is_miss) {
@@ -535,7 +517,7 @@ STC_TEST(cache_symlinked_directory_refused) {
   char file[4096], under[4096];
   join(file, sizeof file, base, "plain");
   join(under, sizeof under, base, "plain/cache");
-  STC_CHECK(write_file(file, "x", 1) == 0);
+  STC_CHECK(stc_test_write_file(file, "x", 1) == 0);
   STC_CHECK_EQ_INT(stc_disk_cache_open(under, 4, 60, &cache, &err),
                    STC_ERR_IO);
   STC_CHECK_EQ_INT(stc_disk_cache_open(file, 4, 60, &cache, &err), STC_ERR_IO);
@@ -548,7 +530,7 @@ STC_TEST(cache_symlink_record_not_followed) {
   STC_CHECK(cache);
   char target[4096], path[4096];
   join(target, sizeof target, test_dir("symlink_record"), "precious");
-  STC_CHECK(write_file(target, "precious", 8) == 0);
+  STC_CHECK(stc_test_write_file(target, "precious", 8) == 0);
   record_path(cache, "k", path, sizeof path);
   STC_CHECK(symlink(target, path) == 0);
 
@@ -579,7 +561,7 @@ STC_TEST(cache_symlink_record_not_followed) {
   STC_CHECK_CONTAINS(err.message, "symbolic link (not followed); left alone");
   STC_CHECK(exists(path));
   size_t size;
-  char *data = read_file(target, &size);
+  char *data = stc_test_read_file(target, &size);
   int intact = data && size == 8 && memcmp(data, "precious", 8) == 0;
   free(data);
   STC_CHECK(intact);
@@ -588,7 +570,7 @@ STC_TEST(cache_symlink_record_not_followed) {
   STC_CHECK_EQ_INT(save(cache, "k", "w", now), STC_OK);
   struct stat st;
   STC_CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
-  data = read_file(target, &size);
+  data = stc_test_read_file(target, &size);
   intact = data && size == 8 && memcmp(data, "precious", 8) == 0;
   free(data);
   STC_CHECK(intact);
@@ -776,14 +758,14 @@ STC_TEST(cache_committed_v1_record_reads_back) {
   join(fixture_path, sizeof fixture_path, STC_TEST_FIXTURES,
        "cache-record-v1.rec");
   size_t fixture_size = 0;
-  char *fixture = read_file(fixture_path, &fixture_size);
+  char *fixture = stc_test_read_file(fixture_path, &fixture_size);
   STC_CHECK(fixture && fixture_size > 0);
   int64_t now = 1700000000 + 10;
   stc_disk_cache *cache = open_cache("fixture", 16, 3600, &now);
   STC_CHECK(cache);
   char path[4096];
   record_path(cache, key, path, sizeof path);
-  STC_CHECK(write_file(path, fixture, fixture_size) == 0);
+  STC_CHECK(stc_test_write_file(path, fixture, fixture_size) == 0);
   stc_cache_record record;
   stc_error err;
   stc_status status = stc_disk_cache_load(cache, key, &record, &err);
@@ -806,7 +788,7 @@ STC_TEST(cache_committed_v1_record_reads_back) {
     char resaved_path[4096];
     record_path(fresh, key, resaved_path, sizeof resaved_path);
     size_t size = 0;
-    char *resaved = read_file(resaved_path, &size);
+    char *resaved = stc_test_read_file(resaved_path, &size);
     same = resaved && size == fixture_size &&
            memcmp(resaved, fixture, size) == 0;
     free(resaved);
@@ -927,7 +909,7 @@ STC_TEST(cache_clear_and_prune) {
   /* One corrupt and one expired record; prune removes exactly those. */
   char path[4096];
   record_path(cache, "k0", path, sizeof path);
-  STC_CHECK(write_file(path, "garbage", 7) == 0);
+  STC_CHECK(stc_test_write_file(path, "garbage", 7) == 0);
   STC_CHECK_EQ_INT(save(cache, "old", "w", now - 3600), STC_OK);
   /* A stale temporary file of a writer that died, a live one of a writer
    * still working, and a file that is not the cache's. */
@@ -935,8 +917,9 @@ STC_TEST(cache_clear_and_prune) {
   join(stale, sizeof stale, dir, "tmp.1.2.dead");
   join(live, sizeof live, dir, "tmp.1.3.live");
   join(other, sizeof other, dir, "README");
-  STC_CHECK(write_file(stale, "x", 1) == 0 && write_file(live, "x", 1) == 0 &&
-            write_file(other, "x", 1) == 0);
+  STC_CHECK(stc_test_write_file(stale, "x", 1) == 0 &&
+            stc_test_write_file(live, "x", 1) == 0 &&
+            stc_test_write_file(other, "x", 1) == 0);
   struct timespec times[2] = {{stc_now_seconds() - 7200, 0},
                               {stc_now_seconds() - 7200, 0}};
   STC_CHECK(utimensat(AT_FDCWD, stale, times, 0) == 0);

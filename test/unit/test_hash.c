@@ -102,3 +102,25 @@ STC_TEST(constant_time_compare_finds_any_difference) {
     }
   }
 }
+
+STC_TEST(sha256_hex_shape_is_recognised) {
+  char digest[65];
+  stc_sha256_hex("abc", 3, digest);
+  STC_CHECK(stc_is_sha256_hex(digest));
+  STC_CHECK(!stc_is_sha256_hex(NULL));
+  STC_CHECK(!stc_is_sha256_hex(""));
+  char copy[66];
+  memcpy(copy, digest, 65);
+  copy[63] = 0; /* 63 digits */
+  STC_CHECK(!stc_is_sha256_hex(copy));
+  memcpy(copy, digest, 64);
+  copy[64] = '0', copy[65] = 0; /* 65 digits */
+  STC_CHECK(!stc_is_sha256_hex(copy));
+  memcpy(copy, digest, 65);
+  copy[10] = 'A'; /* upper case is not what stc_sha256_hex writes */
+  STC_CHECK(!stc_is_sha256_hex(copy));
+  copy[10] = 'g';
+  STC_CHECK(!stc_is_sha256_hex(copy));
+  copy[10] = '/'; /* a path separator must never pass as a digest */
+  STC_CHECK(!stc_is_sha256_hex(copy));
+}

@@ -58,24 +58,6 @@ static stc_object_entry make_entry(const char *key, int64_t created) {
                             .object_size = sizeof g_object};
 }
 
-static char *slurp(const char *path, size_t *size) {
-  FILE *file = fopen(path, "rb");
-  if (!file)
-    return NULL;
-  char *data = malloc(1 << 20);
-  *size = data ? fread(data, 1, 1 << 20, file) : 0;
-  fclose(file);
-  return data;
-}
-
-static int spill(const char *path, const char *data, size_t size) {
-  FILE *file = fopen(path, "wb");
-  if (!file)
-    return -1;
-  size_t wrote = fwrite(data, 1, size, file);
-  return fclose(file) == 0 && wrote == size ? 0 : -1;
-}
-
 STC_TEST(object_cache_round_trip) {
   int64_t now = 1700000000;
   stc_object_cache *cache = open_cache("round_trip", 8, &now);
@@ -168,10 +150,10 @@ STC_TEST(object_cache_bad_files_are_misses_with_a_problem) {
 
   /* Flipped byte in the object. */
   STC_CHECK_EQ_INT(stc_object_cache_save(cache, &entry, &err), STC_OK);
-  char *data = slurp(path, &size);
+  char *data = stc_test_read_file(path, &size);
   STC_CHECK(data);
   data[size / 2] ^= 1;
-  STC_CHECK(spill(path, data, size) == 0);
+  STC_CHECK(stc_test_write_file(path, data, size) == 0);
   STC_CHECK_EQ_INT(stc_object_cache_load(cache, key, &out, &problem, &err),
                    STC_ERR_NOT_FOUND);
   STC_CHECK_STR_EQ(problem, "checksum mismatch");
@@ -179,17 +161,17 @@ STC_TEST(object_cache_bad_files_are_misses_with_a_problem) {
 
   /* Truncated. */
   data[size / 2] ^= 1;
-  STC_CHECK(spill(path, data, size / 3) == 0);
+  STC_CHECK(stc_test_write_file(path, data, size / 3) == 0);
   STC_CHECK_EQ_INT(stc_object_cache_load(cache, key, &out, &problem, &err),
                    STC_ERR_NOT_FOUND);
   STC_CHECK_STR_EQ(problem, "truncated");
 
   /* Another version. */
-  STC_CHECK(spill(path, data, size) == 0);
+  STC_CHECK(stc_test_write_file(path, data, size) == 0);
   /* The version line follows the 17-byte magic line. */
   STC_CHECK(memcmp(data + 17, "version 1\n", 10) == 0);
   memcpy(data + 17, "version 7", 9);
-  STC_CHECK(spill(path, data, size) == 0);
+  STC_CHECK(stc_test_write_file(path, data, size) == 0);
   STC_CHECK_EQ_INT(stc_object_cache_load(cache, key, &out, &problem, &err),
                    STC_ERR_NOT_FOUND);
   STC_CHECK_STR_EQ(problem, "unsupported format version");

@@ -284,6 +284,14 @@ static bool have_hiredis(void) {
   return library != NULL;
 }
 
+/* The tests that talk to a server need the client library. */
+#define SKIP_WITHOUT_HIREDIS()                                                \
+  do {                                                                        \
+    if (!have_hiredis())                                                      \
+      STC_SKIP("libhiredis.so.0.14 is not installed (apt-get install "        \
+               "libhiredis-dev)");                                            \
+  } while (0)
+
 /* A loopback port where nothing listens (bound, then closed). */
 static int closed_port(void) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -355,6 +363,22 @@ STC_TEST(remote_options_from_environment) {
 
 /* ---- faults ----------------------------------------------------------------- */
 
+/* What an unavailable tier does after its first failure: a claim is
+ * granted (no fleet to ask: tune here), and the one fault recorded says
+ * why. Closes remote. */
+static void check_unavailable_once(stc_remote_cache *remote,
+                                   const char *reason) {
+  bool granted = false;
+  stc_remote_cache_claim(remote, digest_a, &granted);
+  STC_CHECK(granted);
+  char why[512];
+  uint64_t faults = 0;
+  STC_CHECK(stc_remote_cache_last_fault(remote, why, sizeof why, &faults));
+  STC_CHECK_CONTAINS(why, reason);
+  STC_CHECK_EQ_U64(faults, 1);
+  stc_remote_cache_close(remote);
+}
+
 STC_TEST(remote_missing_library_is_one_fault) {
   stc_remote_options options;
   stc_remote_options_init(&options);
@@ -369,21 +393,11 @@ STC_TEST(remote_missing_library_is_one_fault) {
     STC_CHECK_EQ_INT(
         stc_remote_cache_get(remote, STC_REMOTE_RECORD, digest_a, &data, &size),
         STC_ERR_UNAVAILABLE);
-  bool granted = false;
-  stc_remote_cache_claim(remote, digest_a, &granted);
-  STC_CHECK(granted); /* no fleet to ask: tune here */
-  char why[512];
-  uint64_t faults = 0;
-  STC_CHECK(stc_remote_cache_last_fault(remote, why, sizeof why, &faults));
-  STC_CHECK_CONTAINS(why, "cannot load libstc-no-such-hiredis.so.0.14");
-  STC_CHECK_EQ_U64(faults, 1);
-  stc_remote_cache_close(remote);
+  check_unavailable_once(remote, "cannot load libstc-no-such-hiredis.so.0.14");
 }
 
 STC_TEST(remote_refused_connection_backs_off) {
-  if (!have_hiredis())
-    STC_SKIP("libhiredis.so.0.14 is not installed (apt-get install "
-             "libhiredis-dev)");
+  SKIP_WITHOUT_HIREDIS();
   char url[64];
   snprintf(url, sizeof url, "redis://127.0.0.1:%d", closed_port());
   stc_remote_cache *remote;
@@ -397,23 +411,13 @@ STC_TEST(remote_refused_connection_backs_off) {
   STC_CHECK_EQ_INT(
       stc_remote_cache_put(remote, STC_REMOTE_RECORD, digest_a, "x", 1, 1000),
       STC_ERR_UNAVAILABLE);
-  bool granted = false;
-  stc_remote_cache_claim(remote, digest_a, &granted);
-  STC_CHECK(granted);
-  char why[512];
-  uint64_t faults = 0;
-  STC_CHECK(stc_remote_cache_last_fault(remote, why, sizeof why, &faults));
-  STC_CHECK_CONTAINS(why, "cannot connect: Connection refused");
-  STC_CHECK_EQ_U64(faults, 1);
-  stc_remote_cache_close(remote);
+  check_unavailable_once(remote, "cannot connect: Connection refused");
 }
 
 /* ---- operations and leases against the fake --------------------------------- */
 
 STC_TEST(remote_round_trip_and_leases) {
-  if (!have_hiredis())
-    STC_SKIP("libhiredis.so.0.14 is not installed (apt-get install "
-             "libhiredis-dev)");
+  SKIP_WITHOUT_HIREDIS();
   fake_redis *fake = fake_start();
   STC_CHECK(fake != NULL);
   char url[64];
@@ -473,6 +477,23 @@ STC_TEST(remote_round_trip_and_leases) {
 }
 
 /* ---- the tuner with a remote tier ------------------------------------------ */
+
+/* Two tuners' cache directories, a and b, under a fresh root (a mkdtemp
+ * template, rewritten). */
+static bool fleet_dirs(char *root, char dir_a[128], char dir_b[128]) {
+  if (!mkdtemp(root))
+    return false;
+  snprintf(dir_a, 128, "%s/a", root);
+  snprintf(dir_b, 128, "%s/b", root);
+  return true;
+}
+
+/* What the fleet tests tune: "fast" wins unless it computes wrong. */
+static const stc_candidate fleet_candidates[2] = {
+    {"reference", NULL, true, 0, true, NULL},
+    {"fast", NULL, true, 0, true, NULL}};
+static const stc_problem fleet_problem = {STC_SCOPE_OPERATOR, "op", "cpu:test",
+                                          "w", NULL, true};
 
 typedef struct fleet_runner {
   const char *bad;        /* a candidate whose result is wrong, or NULL */
@@ -577,9 +598,7 @@ static stc_tuner *fleet_tuner(const char *directory, const char *url,
  * own size bound, no lease; an object stored sealed under one fleet key is
  * fetched back byte for byte under it and refused under another. */
 STC_TEST(remote_objects_namespace_bound_and_authentication) {
-  if (!have_hiredis())
-    STC_SKIP("libhiredis.so.0.14 is not installed (apt-get install "
-             "libhiredis-dev)");
+  SKIP_WITHOUT_HIREDIS();
   fake_redis *fake = fake_start();
   STC_CHECK(fake != NULL);
   char url[64];
@@ -667,26 +686,20 @@ STC_TEST(remote_objects_namespace_bound_and_authentication) {
 }
 
 STC_TEST_THREADED(remote_two_tuners_tune_a_key_once) {
-  if (!have_hiredis())
-    STC_SKIP("libhiredis.so.0.14 is not installed (apt-get install "
-             "libhiredis-dev)");
+  SKIP_WITHOUT_HIREDIS();
   fake_redis *fake = fake_start();
   STC_CHECK(fake != NULL);
   char url[64], root[] = "/tmp/stc-remote-test.XXXXXX";
   fake_url(fake, url);
-  STC_CHECK(mkdtemp(root) != NULL);
   char dir_a[128], dir_b[128];
-  snprintf(dir_a, sizeof dir_a, "%s/a", root);
-  snprintf(dir_b, sizeof dir_b, "%s/b", root);
+  STC_CHECK(fleet_dirs(root, dir_a, dir_b));
   /* B re-polls at once (poll_ms 0) so that its second call finds A's
    * record; its first call comes while A holds the lease. */
   stc_tuner *a = fleet_tuner(dir_a, url, 250);
   stc_tuner *b = fleet_tuner(dir_b, url, 0);
   STC_CHECK(a && b);
-  static const stc_candidate candidates[2] = {
-      {"reference", NULL, true, 0, true, NULL}, {"fast", NULL, true, 0, true, NULL}};
-  stc_problem problem = {STC_SCOPE_OPERATOR, "op", "cpu:test", "w", NULL,
-                         true};
+  const stc_candidate *candidates = fleet_candidates;
+  stc_problem problem = fleet_problem;
   fleet_runner runner = {NULL, candidates, b, &problem, STC_SOURCE_TUNED,
                          false};
   stc_trial_runner trials = {&runner, fleet_validate, fleet_measure, NULL};
@@ -736,21 +749,15 @@ STC_TEST_THREADED(remote_two_tuners_tune_a_key_once) {
 }
 
 STC_TEST(remote_record_with_wrong_winner_is_removed) {
-  if (!have_hiredis())
-    STC_SKIP("libhiredis.so.0.14 is not installed (apt-get install "
-             "libhiredis-dev)");
+  SKIP_WITHOUT_HIREDIS();
   fake_redis *fake = fake_start();
   STC_CHECK(fake != NULL);
   char url[64], root[] = "/tmp/stc-remote-test.XXXXXX";
   fake_url(fake, url);
-  STC_CHECK(mkdtemp(root) != NULL);
   char dir_a[128], dir_b[128];
-  snprintf(dir_a, sizeof dir_a, "%s/a", root);
-  snprintf(dir_b, sizeof dir_b, "%s/b", root);
-  static const stc_candidate candidates[2] = {
-      {"reference", NULL, true, 0, true, NULL}, {"fast", NULL, true, 0, true, NULL}};
-  stc_problem problem = {STC_SCOPE_OPERATOR, "op", "cpu:test", "w", NULL,
-                         true};
+  STC_CHECK(fleet_dirs(root, dir_a, dir_b));
+  const stc_candidate *candidates = fleet_candidates;
+  stc_problem problem = fleet_problem;
   /* A tunes on a machine where "fast" is right, and shares the record. */
   stc_tuner *a = fleet_tuner(dir_a, url, 0);
   STC_CHECK(a != NULL);

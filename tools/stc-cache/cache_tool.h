@@ -108,6 +108,25 @@ int stc__cache_remove_remote(const stc_cache_tool *tool, bool everything);
  * errors are printed. */
 struct stc_remote_cache;
 int stc__cache_remote_open(const char *url, struct stc_remote_cache **out);
+/* Deletes the value of kind (an stc_remote_kind) named name from the tier,
+ * counting it in *removed; on failure, prints why for path and returns
+ * exit 1. */
+int stc__cache_remote_remove(struct stc_remote_cache *remote, int kind,
+                             const char *name, const char *path,
+                             size_t *removed);
+
+/* Makes room for one item more than count in items (*capacity of them,
+ * item_size bytes each; doubled, from 16): the array to use from now on,
+ * or NULL, items unchanged, when out of memory. */
+void *stc__cache_grow(void *items, size_t *capacity, size_t count,
+                      size_t item_size);
+/* The zeroed slot after listing's last item (*capacity: how many fit now;
+ * grown as needed), which the caller fills and then counts; NULL when out
+ * of memory. */
+stc_cache_item *stc__cache_listing_slot(stc_cache_listing *listing,
+                                        size_t *capacity);
+/* Marks the valid items of listing older than ttl_seconds expired. */
+void stc__cache_mark_expired(stc_cache_listing *listing, uint64_t ttl_seconds);
 
 /* A record's state as one phrase: "fresh", "expired" or the problem. */
 const char *stc__cache_item_state(const stc_cache_item *item);

@@ -66,23 +66,15 @@ typedef struct stc_cache_collector {
 static bool stc_cache_collect_one(void *user, const stc_cache_entry *entry) {
   stc_cache_collector *collector = user;
   stc_cache_listing *listing = collector->listing;
-  if (listing->count == collector->capacity) {
-    size_t grown = collector->capacity ? 2 * collector->capacity : 16;
-    stc_cache_item *items = realloc(listing->items, grown * sizeof *items);
-    if (!items) {
-      collector->status = STC_ERR_NOMEM;
-      return false;
-    }
-    listing->items = items;
-    collector->capacity = grown;
-  }
-  stc_cache_item *item = &listing->items[listing->count];
-  memset(item, 0, sizeof *item);
-  item->path = malloc(strlen(entry->path) + 1);
-  if (!item->path ||
+  stc_cache_item *item =
+      stc__cache_listing_slot(listing, &collector->capacity);
+  if (item)
+    item->path = malloc(strlen(entry->path) + 1);
+  if (!item || !item->path ||
       (entry->status == STC_OK &&
        stc_cache_record_copy(entry->record, &item->record) != STC_OK)) {
-    free(item->path);
+    if (item)
+      free(item->path);
     collector->status = STC_ERR_NOMEM;
     return false;
   }
@@ -120,13 +112,40 @@ int stc__cache_collect(const stc_cache_tool *tool, const char *directory,
     stc__cache_listing_free(out);
     return stc__cache_fail_status(status, &err);
   }
-  for (size_t i = 0; i < out->count; ++i) {
-    stc_cache_item *item = &out->items[i];
+  stc__cache_mark_expired(out, tool->ttl_seconds);
+  return STC_CACHE_EXIT_OK;
+}
+
+void *stc__cache_grow(void *items, size_t *capacity, size_t count,
+                      size_t item_size) {
+  if (count < *capacity)
+    return items;
+  size_t grown = *capacity ? 2 * *capacity : 16;
+  void *moved = realloc(items, grown * item_size);
+  if (moved)
+    *capacity = grown;
+  return moved;
+}
+
+stc_cache_item *stc__cache_listing_slot(stc_cache_listing *listing,
+                                        size_t *capacity) {
+  stc_cache_item *items = stc__cache_grow(listing->items, capacity,
+                                          listing->count, sizeof *items);
+  if (!items)
+    return NULL;
+  listing->items = items;
+  memset(&items[listing->count], 0, sizeof *items);
+  return &items[listing->count];
+}
+
+void stc__cache_mark_expired(stc_cache_listing *listing,
+                             uint64_t ttl_seconds) {
+  for (size_t i = 0; i < listing->count; ++i) {
+    stc_cache_item *item = &listing->items[i];
     if (item->status == STC_OK &&
-        !stc_cache_record_is_fresh(&item->record, out->now, tool->ttl_seconds))
+        !stc_cache_record_is_fresh(&item->record, listing->now, ttl_seconds))
       item->expired = true;
   }
-  return STC_CACHE_EXIT_OK;
 }
 
 void stc__cache_listing_free(stc_cache_listing *listing) {

@@ -13,6 +13,7 @@
  * (Redis bounds the size); clear needs no key. */
 #include "cache_tool.h"
 
+#include "stc/cache_files.h"
 #include "stc/hash.h"
 #include "stc/object_cache.h"
 #include "stc/object_remote.h"
@@ -78,6 +79,23 @@ typedef struct objects_walk {
   const char *wanted; /* show: an id prefix */
   bool verify;
 } objects_walk;
+
+/* Sets a walk up for command: show's wanted id is its argument after the
+ * last separator ('/' of a path, ':' of a Redis key); list prints the
+ * header (when there is a listing at all). */
+static void objects_walk_start(objects_walk *walk, const char *command,
+                               char separator, bool listing) {
+  walk->verify = strcmp(command, "verify") == 0;
+  if (strcmp(command, "show") == 0) {
+    walk->wanted = walk->tool->args[0];
+    const char *last = strrchr(walk->wanted, separator);
+    if (last)
+      walk->wanted = last + 1;
+  }
+  if (strcmp(command, "list") == 0 && listing)
+    printf("%-12s  %10s  %-3s  %-14s  %-6s  %s\n", "ID", "BYTES", "OPT",
+           "INPUT", "KIND", "STATE");
+}
 
 static void print_row(objects_walk *walk, const stc_object_listing *item) {
   char id[13];
@@ -205,16 +223,13 @@ typedef struct remote_walk {
 
 static bool remote_collect_one(void *user, const stc_remote_entry *value) {
   remote_walk *walk = user;
-  if (walk->count == walk->capacity) {
-    size_t grown = walk->capacity ? 2 * walk->capacity : 16;
-    remote_item *items = realloc(walk->items, grown * sizeof *items);
-    if (!items) {
-      walk->out_of_memory = true;
-      return false;
-    }
-    walk->items = items;
-    walk->capacity = grown;
+  remote_item *items = stc__cache_grow(walk->items, &walk->capacity,
+                                       walk->count, sizeof *items);
+  if (!items) {
+    walk->out_of_memory = true;
+    return false;
   }
+  walk->items = items;
   remote_item *item = &walk->items[walk->count++];
   memset(item, 0, sizeof *item);
   snprintf(item->path, sizeof item->path, "stc:v1:obj:%s", value->digest);
@@ -240,15 +255,9 @@ static bool remote_collect_one(void *user, const stc_remote_entry *value) {
   if (strcmp(digest, value->digest) != 0) {
     item->status = STC_ERR_CORRUPT;
     item->problem = "Redis key does not match its entry's key";
-  } else if (item->entry.created < walk->now &&
-             (uint64_t)walk->now - (uint64_t)item->entry.created >=
-                 walk->tool->ttl_seconds) {
+  } else if ((item->problem = stc__cache_age_problem(
+                  item->entry.created, walk->now, walk->tool->ttl_seconds))) {
     item->status = STC_ERR_NOT_FOUND;
-    item->problem = "expired";
-  } else if (item->entry.created > walk->now &&
-             (uint64_t)item->entry.created - (uint64_t)walk->now > 60) {
-    item->status = STC_ERR_NOT_FOUND;
-    item->problem = "created in the future";
   }
   if (item->status != STC_OK)
     stc_object_entry_clear(&item->entry);
@@ -298,32 +307,16 @@ static int objects_remote(const stc_cache_tool *tool) {
     size_t removed = 0;
     for (size_t i = 0; code == STC_CACHE_EXIT_OK && i < collected.count; ++i) {
       const remote_item *item = &collected.items[i];
-      if (!clear && item->status == STC_OK)
-        continue;
-      if (stc_remote_cache_delete(remote, STC_REMOTE_OBJECT, item->name) !=
-          STC_OK) {
-        char why[512];
-        stc_remote_cache_last_fault(remote, why, sizeof why, NULL);
-        code = stc__cache_fail("%s: cannot remove: %s", item->path, why);
-      } else {
-        removed++;
-      }
+      if (clear || item->status != STC_OK)
+        code = stc__cache_remote_remove(remote, STC_REMOTE_OBJECT, item->name,
+                                        item->path, &removed);
     }
     if (code == STC_CACHE_EXIT_OK)
       printf("removed %zu object entr%s\n", removed,
              removed == 1 ? "y" : "ies");
   } else if (code == STC_CACHE_EXIT_OK) {
     objects_walk walk = {.tool = tool, .now = collected.now};
-    walk.verify = strcmp(command, "verify") == 0;
-    if (strcmp(command, "show") == 0) {
-      walk.wanted = tool->args[0];
-      const char *colon = strrchr(walk.wanted, ':');
-      if (colon)
-        walk.wanted = colon + 1;
-    }
-    if (strcmp(command, "list") == 0)
-      printf("%-12s  %10s  %-3s  %-14s  %-6s  %s\n", "ID", "BYTES", "OPT",
-             "INPUT", "KIND", "STATE");
+    objects_walk_start(&walk, command, ':', true);
     for (size_t i = 0; i < collected.count; ++i) {
       const remote_item *item = &collected.items[i];
       stc_object_listing listing = {.path = item->path,
@@ -370,16 +363,7 @@ int stc__cache_objects(const stc_cache_tool *tool) {
     if (status == STC_OK)
       printf("removed %zu object entr%s\n", removed, removed == 1 ? "y" : "ies");
   } else {
-    walk.verify = strcmp(command, "verify") == 0;
-    if (strcmp(command, "show") == 0) {
-      walk.wanted = tool->args[0];
-      const char *slash = strrchr(walk.wanted, '/');
-      if (slash)
-        walk.wanted = slash + 1;
-    }
-    if (strcmp(command, "list") == 0 && cache)
-      printf("%-12s  %10s  %-3s  %-14s  %-6s  %s\n", "ID", "BYTES", "OPT",
-             "INPUT", "KIND", "STATE");
+    objects_walk_start(&walk, command, '/', cache != NULL);
     if (cache)
       status = stc_object_cache_list(cache, visit, &walk, &err);
     if (status == STC_OK)

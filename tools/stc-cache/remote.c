@@ -34,6 +34,19 @@ int stc__cache_remote_open(const char *url, stc_remote_cache **out) {
   return STC_CACHE_EXIT_OK;
 }
 
+int stc__cache_remote_remove(stc_remote_cache *remote, int kind,
+                             const char *name, const char *path,
+                             size_t *removed) {
+  if (stc_remote_cache_delete(remote, (stc_remote_kind)kind, name) !=
+      STC_OK) {
+    char why[512];
+    stc_remote_cache_last_fault(remote, why, sizeof why, NULL);
+    return stc__cache_fail("%s: cannot remove: %s", path, why);
+  }
+  (*removed)++;
+  return STC_CACHE_EXIT_OK;
+}
+
 typedef struct stc_remote_collector {
   stc_cache_listing *listing;
   size_t capacity;
@@ -43,21 +56,12 @@ typedef struct stc_remote_collector {
 static bool stc_remote_collect_one(void *user, const stc_remote_entry *entry) {
   stc_remote_collector *collector = user;
   stc_cache_listing *listing = collector->listing;
-  if (listing->count == collector->capacity) {
-    size_t grown = collector->capacity ? 2 * collector->capacity : 16;
-    stc_cache_item *items = realloc(listing->items, grown * sizeof *items);
-    if (!items) {
-      collector->out_of_memory = true;
-      return false;
-    }
-    listing->items = items;
-    collector->capacity = grown;
-  }
-  stc_cache_item *item = &listing->items[listing->count];
-  memset(item, 0, sizeof *item);
+  stc_cache_item *item =
+      stc__cache_listing_slot(listing, &collector->capacity);
   static const char prefix[] = "stc:v1:rec:";
-  item->path = malloc(sizeof prefix + 64);
-  if (!item->path) {
+  if (item)
+    item->path = malloc(sizeof prefix + 64);
+  if (!item || !item->path) {
     collector->out_of_memory = true;
     return false;
   }
@@ -99,12 +103,7 @@ static int stc_remote_collect(const stc_cache_tool *tool,
     stc__cache_listing_free(out);
     return stc__cache_fail_status(status, &err);
   }
-  for (size_t i = 0; i < out->count; ++i) {
-    stc_cache_item *item = &out->items[i];
-    if (item->status == STC_OK &&
-        !stc_cache_record_is_fresh(&item->record, out->now, tool->ttl_seconds))
-      item->expired = true;
-  }
+  stc__cache_mark_expired(out, tool->ttl_seconds);
   return STC_CACHE_EXIT_OK;
 }
 
@@ -131,16 +130,9 @@ int stc__cache_remove_remote(const stc_cache_tool *tool, bool everything) {
   for (size_t i = 0; exit_code == STC_CACHE_EXIT_OK && i < listing.count;
        ++i) {
     const stc_cache_item *item = &listing.items[i];
-    if (!everything && item->status == STC_OK && !item->expired)
-      continue;
-    if (stc_remote_cache_delete(remote, STC_REMOTE_RECORD, item->name) !=
-        STC_OK) {
-      char why[512];
-      stc_remote_cache_last_fault(remote, why, sizeof why, NULL);
-      exit_code = stc__cache_fail("%s: cannot remove: %s", item->path, why);
-    } else {
-      removed++;
-    }
+    if (everything || item->status != STC_OK || item->expired)
+      exit_code = stc__cache_remote_remove(remote, STC_REMOTE_RECORD,
+                                           item->name, item->path, &removed);
   }
   if (exit_code == STC_CACHE_EXIT_OK)
     printf("removed %zu record%s\n", removed, removed == 1 ? "" : "s");
