@@ -16,8 +16,9 @@
  * a workload must stay right when a later call of the same workload brings
  * other strides (a subview) - a workload is shapes, not strides. */
 /* dladdr, dl_iterate_phdr: the identity of the library loaded. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
-
+#endif
 #include "stc/rt_blas.h"
 
 #include "dispatch_internal.h"

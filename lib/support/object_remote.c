@@ -7,7 +7,9 @@
  * verifies under the fleet key, it decodes strictly, holds the key asked for
  * and is fresh. Nothing in a value is parsed before its MAC is verified.
  * Stateless apart from the caller's handles: thread-safe as they are. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "stc/object_remote.h"
 
 #include "stc/hash.h"

@@ -21,7 +21,9 @@
  * another process is not removed). A process that finds the lease held
  * remembers that for poll_ms (a direct-mapped table of digests), so its
  * later calls cost no round trip until then. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "stc/hash.h"
 #include "stc/tuner_remote.h"
 
