@@ -273,7 +273,7 @@ stc_status stc_emit_module(MlirOperation module, stc_emit_kind kind,
  * what its partition does not define (bodies of other partitions' functions,
  * initializers of variables defined elsewhere, unused local symbols), so
  * every partition agrees on every symbol. Modules with aliases, ifuncs,
- * comdats or other llvm.* variables are compiled whole. */
+ * comdats, block addresses or other llvm.* variables are compiled whole. */
 
 #define LOCAL_PREFIX "__stc_local."
 #define STC_EMIT_MIN_PARTITION_INSTRUCTIONS 2000
@@ -377,6 +377,10 @@ static void collect_refs(plan *p, LLVMValueRef v, int depth,
   }
   if (!LLVMIsAConstant(v) || depth > 64)
     return;
+  if (LLVMIsABlockAddress(v)) {
+    p->failed = true; /* a block's address pins it to its function's object */
+    return;
+  }
   int n = LLVMGetNumOperands(v);
   for (int i = 0; i < n; i++)
     collect_refs(p, LLVMGetOperand(v, (unsigned)i), depth + 1, visit, ctx);
@@ -681,6 +685,7 @@ typedef struct worker {
   LLVMTargetMachineRef machine;
   int opt_level;
   double optimize_s, codegen_s;
+  double cpu_s; /* this thread's CPU time */
   char *data;
   size_t size;
   stc_status status;
@@ -886,6 +891,9 @@ static void *work(void *arg) {
     LLVMDisposeModule(module);
   LLVMDisposeMemoryBuffer(buffer);
   LLVMContextDispose(context);
+  struct timespec cpu;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  w->cpu_s = (double)cpu.tv_sec + cpu.tv_nsec * 1e-9;
   return NULL;
 }
 
@@ -931,7 +939,8 @@ static stc_status emit_whole(LLVMModuleRef module, LLVMTargetMachineRef machine,
 static stc_status emit_partitions(LLVMModuleRef module, LLVMContextRef context,
                                   const plan *p, int count, LLVMCodeGenOptLevel level,
                                   int opt_level, stc_emit_objects *out,
-                                  double *optimize_s, stc_error *err) {
+                                  double *optimize_s, stc_emit_timing *timing,
+                                  stc_error *err) {
   LLVMMemoryBufferRef bitcode = LLVMWriteBitcodeToMemoryBuffer(module);
   LLVMDisposeModule(module);
   (void)context;
@@ -975,6 +984,11 @@ static stc_status emit_partitions(LLVMModuleRef module, LLVMContextRef context,
     }
     if (workers[k].optimize_s > *optimize_s)
       *optimize_s = workers[k].optimize_s;
+    if (timing) {
+      timing->partition_cpu_sum_s += workers[k].cpu_s;
+      if (workers[k].cpu_s > timing->partition_cpu_max_s)
+        timing->partition_cpu_max_s = workers[k].cpu_s;
+    }
     if (workers[k].machine)
       LLVMDisposeTargetMachine(workers[k].machine);
   }
@@ -1003,8 +1017,12 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
   LLVMTargetMachineRef machine = create_host_machine(level, err);
   if (!machine)
     return STC_ERR_INVALID;
-  struct timespec t0, t1, t2;
+  struct timespec t0, t1, t2, cpu_start;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
+  double cpu0 = (double)cpu_start.tv_sec + cpu_start.tv_nsec * 1e-9;
+  if (timing)
+    memset(timing, 0, sizeof *timing);
   LLVMContextRef context = LLVMContextCreate();
   LLVMModuleRef llvm_module = NULL;
   stc_status status = translate(module, context, machine, opt_level, true,
@@ -1033,10 +1051,22 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
     status = emit_whole(llvm_module, machine, opt_level, out, &optimize_s, err);
     LLVMDisposeModule(llvm_module);
     clock_gettime(CLOCK_MONOTONIC, &t2);
+    struct timespec cpu;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    if (timing)
+      timing->serial_cpu_s = (double)cpu.tv_sec + cpu.tv_nsec * 1e-9 - cpu0;
   } else if (status == STC_OK) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    stc_emit_timing parts = {0};
     status = emit_partitions(llvm_module, context, &p, count, level, opt_level,
-                             out, &optimize_s, err);
+                             out, &optimize_s, &parts, err);
+    struct timespec cpu;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    if (timing) {
+      timing->serial_cpu_s = (double)cpu.tv_sec + cpu.tv_nsec * 1e-9 - cpu0;
+      timing->partition_cpu_max_s = parts.partition_cpu_max_s;
+      timing->partition_cpu_sum_s = parts.partition_cpu_sum_s;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t2);
   } else {
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -1049,6 +1079,9 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
     stc_emit_objects_free(out);
   if (timing) {
     double whole = elapsed(&t0, &t2), serial = elapsed(&t0, &t1);
+    if (status != STC_OK)
+      timing->serial_cpu_s = timing->partition_cpu_max_s =
+          timing->partition_cpu_sum_s = 0;
     timing->partitions = status == STC_OK ? count : 0;
     timing->translate_optimize_s = serial + optimize_s;
     timing->codegen_s = whole - timing->translate_optimize_s;

@@ -40,6 +40,11 @@ typedef struct stc_emit_timing {
   double codegen_s;            /* the rest: instruction selection to object
                                   bytes, waiting for the other partitions */
   int partitions;              /* objects emitted */
+  /* CPU time (not wall): of the calling thread (translation, the split,
+   * or everything when not split), and of the partitions' threads (the
+   * busiest one, all together). serial + busiest is the compile's critical
+   * path on idle cores. */
+  double serial_cpu_s, partition_cpu_max_s, partition_cpu_sum_s;
 } stc_emit_timing;
 
 /* The objects of one module: linked side by side (one JITDylib) they are the

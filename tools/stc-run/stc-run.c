@@ -1346,6 +1346,7 @@ typedef struct phase_times {
   double read, key, lookup, parse, pipeline, libs, translate, codegen, store,
       load;
   int partitions; /* objects compiled (0: none, a hit) */
+  stc_emit_timing emit; /* the compile's CPU times */
 } phase_times;
 
 /* Parses, runs the pipeline, checks, compiles: the cold path. On success
@@ -1407,6 +1408,7 @@ static int compile(const run_options *options, const char *text,
     times->translate = emit_times.translate_optimize_s;
     times->codegen = emit_times.codegen_s;
     times->partitions = emit_times.partitions;
+    times->emit = emit_times;
   }
   if (code < 0) {
     buffer_printf(meta, "stc-run meta 1\nopenmp %d\n", *openmp ? 1 : 0);
@@ -1429,11 +1431,20 @@ static void print_timing(const phase_times *times, const char *outcome) {
           "%.3f s, pipeline %.3f s, libraries %.3f s, translate+optimize "
           "%.3f s, codegen %.3f s, store %.3f s, load+link %.3f s\n"
           "stc-run: timing: compile %.3f s (everything before the entry "
-          "runs), %d compile partition(s)\n"
-          "stc-run: object cache: %s\n",
+          "runs), %d compile partition(s)\n",
           times->read, times->key, times->lookup, times->parse,
           times->pipeline, times->libs, times->translate, times->codegen,
-          times->store, times->load, total, times->partitions, outcome);
+          times->store, times->load, total, times->partitions);
+  if (times->partitions > 1)
+    fprintf(stderr,
+            "stc-run: timing: LLVM CPU: %.3f s on the calling thread, "
+            "partitions %.3f s (busiest %.3f s)\n",
+            times->emit.serial_cpu_s, times->emit.partition_cpu_sum_s,
+            times->emit.partition_cpu_max_s);
+  else if (times->partitions == 1)
+    fprintf(stderr, "stc-run: timing: LLVM CPU: %.3f s on the calling thread\n",
+            times->emit.serial_cpu_s);
+  fprintf(stderr, "stc-run: object cache: %s\n", outcome);
 }
 
 static int run(const run_options *options) {
