@@ -405,7 +405,8 @@ static void buffer_append(byte_buffer *buffer, const void *bytes,
     buffer->data = data;
     buffer->capacity = grown;
   }
-  memcpy(buffer->data + buffer->size, bytes, size);
+  if (size) /* bytes may be NULL then (an empty buffer's data) */
+    memcpy(buffer->data + buffer->size, bytes, size);
   buffer->size += size;
   buffer->data[buffer->size] = 0;
 }
@@ -823,7 +824,7 @@ static bool load_objects(const object_list *objects, loaded_code *code) {
   if (!err)
     LLVMOrcJITDylibAddGenerator(dylib, generator);
   for (size_t i = 0; !err && i < objects->count; i++) {
-    char name[32];
+    char name[48];
     snprintf(name, sizeof name, "stc-run-object-%zu", i);
     LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
         objects->data[i], objects->size[i], name);
