@@ -25,25 +25,50 @@ stc_status stc_emit_kind_parse(const char *text, stc_emit_kind *out);
 stc_status stc_emit_module(MlirOperation module, stc_emit_kind kind,
                            int opt_level, const char *path, stc_error *err);
 
-/* The names under which stc_emit_object_in_memory's object exports its
+/* The names under which stc_emit_objects_in_memory's objects export their
  * global constructors and destructors (called in ascending priority): the
  * loader calls them, since ORC without a platform runtime does not. */
 #define STC_EMIT_CTORS_SYMBOL "__stc_emit_global_ctors"
 #define STC_EMIT_DTORS_SYMBOL "__stc_emit_global_dtors"
 
+/* The most partitions (threads, objects) one module is compiled into. */
+#define STC_EMIT_MAX_PARTITIONS 8
+
 typedef struct stc_emit_timing {
-  double translate_optimize_s; /* MLIR -> LLVM IR, then default<O{n}> */
-  double codegen_s;            /* instruction selection to object bytes */
+  double translate_optimize_s; /* MLIR -> LLVM IR, split, then default<O{n}>
+                                  (the slowest partition's, when split) */
+  double codegen_s;            /* the rest: instruction selection to object
+                                  bytes, waiting for the other partitions */
+  int partitions;              /* objects emitted */
+  /* CPU time (not wall): of the calling thread (translation, the split,
+   * or everything when not split), and of the partitions' threads (the
+   * busiest one, all together). serial + busiest is the compile's critical
+   * path on idle cores. */
+  double serial_cpu_s, partition_cpu_max_s, partition_cpu_sum_s;
 } stc_emit_timing;
+
+/* The objects of one module: linked side by side (one JITDylib) they are the
+ * program; each malloc'd. */
+typedef struct stc_emit_objects {
+  size_t count;
+  char *data[STC_EMIT_MAX_PARTITIONS];
+  size_t size[STC_EMIT_MAX_PARTITIONS];
+} stc_emit_objects;
+
+void stc_emit_objects_free(stc_emit_objects *objects);
 
 /* Translates `module` (LLVM dialect only), optimizes it at opt_level (0-3,
  * the code generator at the same level, like MLIR's ExecutionEngine) and
- * emits a PIC host-CPU ELF object into *data (malloc'd, *size bytes), with
- * @llvm.global_ctors/dtors turned into the two functions above. timing may
- * be NULL. */
-stc_status stc_emit_object_in_memory(MlirOperation module, int opt_level,
-                                     stc_emit_timing *timing, char **data,
-                                     size_t *size, stc_error *err);
+ * emits PIC host-CPU ELF objects into *out, with @llvm.global_ctors/dtors
+ * turned into the two functions above (defined in exactly one object).
+ * threads > 1 splits the module into at most that many partitions of whole
+ * functions (fewer when it has fewer functions; one when it has aliases,
+ * ifuncs or comdats), each optimized and emitted on its own thread; 1 is
+ * one object, optimized whole; 0 is as many as online CPUs (at most
+ * STC_EMIT_MAX_PARTITIONS), fewer for a small module. timing may be NULL. */
+stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
+                                      int threads, stc_emit_timing *timing,
+                                      stc_emit_objects *out, stc_error *err);
 
 /* What the emitted code depends on besides the module: LLVM version, target
  * triple, host CPU name and features, as lines of text (malloc'd), for a

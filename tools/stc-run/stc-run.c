@@ -80,6 +80,7 @@ typedef struct run_options {
   const char *default_lowering; /* "fast" (NULL) or "loops" */
   bool object_cache;            /* --no-object-cache turns it off */
   bool timing;                  /* --timing or STC_RUN_TIMING=1 */
+  int compile_threads; /* STC_RUN_COMPILE_THREADS, 1-8; 0: automatic */
 } run_options;
 
 /* A runner's output is the program's: the scheduling pass's remarks (one
@@ -125,6 +126,11 @@ static const char usage_text[] =
     "                               object cache's outcome on stderr (also\n"
     "                               STC_RUN_TIMING=1)\n"
     "  --help, --version\n"
+    "\n"
+    "A compile splits the module into partitions optimized and emitted on\n"
+    "separate threads: as many as online CPUs (at most 8; fewer for a small\n"
+    "module), or STC_RUN_COMPILE_THREADS=<1-8> (1: one object, optimized\n"
+    "whole).\n"
     "\n"
     "Exit status: 0 ok, 1 run failure, 2 bad option, 3 bad input.\n";
 
@@ -197,6 +203,18 @@ static int options_parse(int argc, char **argv, run_options *options) {
                            .default_libs = true, .object_cache = true};
   const char *timing_env = getenv("STC_RUN_TIMING");
   options->timing = timing_env && strcmp(timing_env, "1") == 0;
+  const char *threads_env = getenv("STC_RUN_COMPILE_THREADS");
+  if (threads_env && *threads_env) {
+    char *end = NULL;
+    errno = 0;
+    long threads = strtol(threads_env, &end, 10);
+    if (errno || *end || threads < 1 || threads > STC_EMIT_MAX_PARTITIONS) {
+      error("invalid STC_RUN_COMPILE_THREADS '%s' (expected 1 to %d)",
+            threads_env, STC_EMIT_MAX_PARTITIONS);
+      return EXIT_USAGE;
+    }
+    options->compile_threads = (int)threads;
+  }
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     bool missing = false;
@@ -387,7 +405,8 @@ static void buffer_append(byte_buffer *buffer, const void *bytes,
     buffer->data = data;
     buffer->capacity = grown;
   }
-  memcpy(buffer->data + buffer->size, bytes, size);
+  if (size) /* bytes may be NULL then (an empty buffer's data) */
+    memcpy(buffer->data + buffer->size, bytes, size);
   buffer->size += size;
   buffer->data[buffer->size] = 0;
 }
@@ -761,11 +780,17 @@ static uint64_t orc_lookup(loaded_code *code, const char *name) {
   return address;
 }
 
-/* Links the object into a new LLJIT: libstc_rt's symbols are absolute
+/* Links the objects into a new LLJIT (one JITDylib): libstc_rt's symbols are absolute
  * definitions (they take precedence, as with MLIR's ExecutionEngine), every
  * other undefined symbol is looked up in the process (libraries loaded
  * above included). Linking itself happens at the first lookup. */
-static bool load_object(const char *data, size_t size, loaded_code *code) {
+typedef struct object_list { /* the objects of one module, not owned */
+  size_t count;
+  const char *data[STC_EMIT_MAX_PARTITIONS];
+  size_t size[STC_EMIT_MAX_PARTITIONS];
+} object_list;
+
+static bool load_objects(const object_list *objects, loaded_code *code) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   memset(code, 0, sizeof *code);
@@ -796,10 +821,13 @@ static bool load_object(const char *data, size_t size, loaded_code *code) {
   if (!err)
     err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
         &generator, LLVMOrcLLJITGetGlobalPrefix(code->jit), NULL, NULL);
-  if (!err) {
+  if (!err)
     LLVMOrcJITDylibAddGenerator(dylib, generator);
+  for (size_t i = 0; !err && i < objects->count; i++) {
+    char name[48];
+    snprintf(name, sizeof name, "stc-run-object-%zu", i);
     LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-        data, size, "stc-run-object");
+        objects->data[i], objects->size[i], name);
     err = LLVMOrcLLJITAddObjectFile(code->jit, dylib, buffer);
   }
   if (err) {
@@ -929,7 +957,7 @@ static bool object_key(const run_options *options, const char *text,
     return false;
   char hex[65];
   stc_sha256_hex(text, length, hex);
-  buffer_printf(key, "stc-run object key 1\nstc %s\n", stc_version());
+  buffer_printf(key, "stc-run object key 2\nstc %s\n", stc_version());
   buffer_append(key, host, strlen(host));
   free(host);
   buffer_printf(key, "opt %d\ninput sha256:%s\ntune-hot-paths %d\n",
@@ -1066,6 +1094,47 @@ static bool meta_read(const char *data, size_t size, const char *entry,
   return !r.bad;
 }
 
+/* The payload of a cache entry: the module's objects (one per compile
+ * partition) in a small container, opaque to the object cache:
+ *   "stc-run objects 1\n" <count> "\n" (<size> "\n"){count} <bytes...> */
+#define OBJECTS_MAGIC "stc-run objects 1\n"
+
+static void objects_pack(const stc_emit_objects *objects, byte_buffer *out) {
+  buffer_printf(out, OBJECTS_MAGIC "%zu\n", objects->count);
+  for (size_t i = 0; i < objects->count; i++)
+    buffer_printf(out, "%zu\n", objects->size[i]);
+  for (size_t i = 0; i < objects->count; i++)
+    buffer_append(out, objects->data[i], objects->size[i]);
+}
+
+/* False when the payload is not such a container (pointers into data). */
+static bool objects_unpack(const char *data, size_t size, object_list *out) {
+  memset(out, 0, sizeof *out);
+  meta_reader r = {data, data + size, false};
+  if (!data || !meta_word(&r, OBJECTS_MAGIC))
+    return false;
+  long long count = meta_number(&r, '\n');
+  if (r.bad || count < 1 || count > STC_EMIT_MAX_PARTITIONS)
+    return false;
+  size_t total = 0;
+  for (long long i = 0; i < count; i++) {
+    long long object_size = meta_number(&r, '\n');
+    if (r.bad || object_size < 1 || object_size > r.end - r.at)
+      return false;
+    out->size[i] = (size_t)object_size;
+    total += (size_t)object_size;
+  }
+  if (total != (size_t)(r.end - r.at))
+    return false;
+  const char *at = r.at;
+  for (long long i = 0; i < count; i++) {
+    out->data[i] = at;
+    at += out->size[i];
+  }
+  out->count = (size_t)count;
+  return true;
+}
+
 /* One run's use of the object cache. */
 typedef struct object_cache_use {
   stc_object_cache *cache; /* NULL: off, or could not be opened */
@@ -1174,9 +1243,12 @@ static bool remote_lookup(object_cache_use *use, const run_options *options,
   }
   if (status != STC_OK)
     return false;
-  if (!meta_read(entry->meta, entry->meta_size, options->entry, false, facts)) {
-    remote_warning("%s: an authenticated object with unreadable metadata; "
-                   "compiling",
+  object_list objects;
+  if (!meta_read(entry->meta, entry->meta_size, options->entry, false,
+                 facts) ||
+      !objects_unpack(entry->object, entry->object_size, &objects)) {
+    remote_warning("%s: an authenticated object with unreadable metadata or "
+                   "objects; compiling",
                    stc_remote_cache_url(use->remote));
     stc_object_entry_clear(entry);
     return false;
@@ -1207,14 +1279,18 @@ static bool cache_lookup(object_cache_use *use, const run_options *options,
       stc_object_cache_load(use->cache, use->key.data, entry, &problem, &err);
   use->outcome = "miss";
   if (status == STC_OK) {
-    if (meta_read(entry->meta, entry->meta_size, options->entry, false,
-                  facts)) {
+    object_list objects;
+    bool meta_ok = meta_read(entry->meta, entry->meta_size, options->entry,
+                             false, facts);
+    if (meta_ok && objects_unpack(entry->object, entry->object_size,
+                                  &objects)) {
       meta_read(entry->meta, entry->meta_size, options->entry, true, facts);
       use->outcome = "hit";
       return true;
     }
-    cache_warning("%s: unreadable metadata; compiling",
-                  stc_object_cache_path(use->cache));
+    cache_warning("%s: unreadable %s; compiling",
+                  stc_object_cache_path(use->cache),
+                  meta_ok ? "object container" : "metadata");
     stc_object_entry_clear(entry);
     return false;
   }
@@ -1227,10 +1303,10 @@ static bool cache_lookup(object_cache_use *use, const run_options *options,
 }
 
 static void cache_store(object_cache_use *use, const byte_buffer *meta,
-                        const char *object, size_t object_size) {
+                        const byte_buffer *objects) {
   if (!use->cache)
     return;
-  if (meta->failed) {
+  if (meta->failed || objects->failed) {
     use->outcome = "miss (not stored: out of memory)";
     return;
   }
@@ -1239,8 +1315,8 @@ static void cache_store(object_cache_use *use, const byte_buffer *meta,
                             .created = now,
                             .meta = meta->data,
                             .meta_size = meta->size,
-                            .object = (char *)object,
-                            .object_size = object_size};
+                            .object = objects->data,
+                            .object_size = objects->size};
   stc_error err;
   stc_error_clear(&err);
   bool stored = stc_object_cache_save(use->cache, &entry, &err) == STC_OK;
@@ -1270,14 +1346,17 @@ static void cache_store(object_cache_use *use, const byte_buffer *meta,
 typedef struct phase_times {
   double read, key, lookup, parse, pipeline, libs, translate, codegen, store,
       load;
+  int partitions; /* objects compiled (0: none, a hit) */
+  stc_emit_timing emit; /* the compile's CPU times */
 } phase_times;
 
 /* Parses, runs the pipeline, checks, compiles: the cold path. On success
  * (-1) *object holds the object, *openmp says whether libomp is needed and
  * meta the facts a later hit needs. */
 static int compile(const run_options *options, const char *text,
-                   size_t length, phase_times *times, char **object,
-                   size_t *object_size, bool *openmp, byte_buffer *meta) {
+                   size_t length, phase_times *times,
+                   stc_emit_objects *objects, bool *openmp,
+                   byte_buffer *meta) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
@@ -1319,15 +1398,18 @@ static int compile(const run_options *options, const char *text,
     stc_error err;
     stc_error_clear(&err);
     stc_emit_timing emit_times = {0};
-    if (stc_emit_object_in_memory(mlirModuleGetOperation(module),
-                                  options->opt_level, &emit_times, object,
-                                  object_size, &err) != STC_OK) {
+    if (stc_emit_objects_in_memory(mlirModuleGetOperation(module),
+                                   options->opt_level,
+                                   options->compile_threads, &emit_times,
+                                   objects, &err) != STC_OK) {
       error("cannot create the execution engine for '%s': %s", g_input_name,
             err.message);
       code = EXIT_FAILURE_RUN;
     }
     times->translate = emit_times.translate_optimize_s;
     times->codegen = emit_times.codegen_s;
+    times->partitions = emit_times.partitions;
+    times->emit = emit_times;
   }
   if (code < 0) {
     buffer_printf(meta, "stc-run meta 1\nopenmp %d\n", *openmp ? 1 : 0);
@@ -1350,11 +1432,20 @@ static void print_timing(const phase_times *times, const char *outcome) {
           "%.3f s, pipeline %.3f s, libraries %.3f s, translate+optimize "
           "%.3f s, codegen %.3f s, store %.3f s, load+link %.3f s\n"
           "stc-run: timing: compile %.3f s (everything before the entry "
-          "runs)\n"
-          "stc-run: object cache: %s\n",
+          "runs), %d compile partition(s)\n",
           times->read, times->key, times->lookup, times->parse,
           times->pipeline, times->libs, times->translate, times->codegen,
-          times->store, times->load, total, outcome);
+          times->store, times->load, total, times->partitions);
+  if (times->partitions > 1)
+    fprintf(stderr,
+            "stc-run: timing: LLVM CPU: %.3f s on the calling thread, "
+            "partitions %.3f s (busiest %.3f s)\n",
+            times->emit.serial_cpu_s, times->emit.partition_cpu_sum_s,
+            times->emit.partition_cpu_max_s);
+  else if (times->partitions == 1)
+    fprintf(stderr, "stc-run: timing: LLVM CPU: %.3f s on the calling thread\n",
+            times->emit.serial_cpu_s);
+  fprintf(stderr, "stc-run: object cache: %s\n", outcome);
 }
 
 static int run(const run_options *options) {
@@ -1384,8 +1475,8 @@ static int run(const run_options *options) {
   times.lookup = seconds_since(&t);
 
   int code = -1;
-  char *object = NULL;
-  size_t object_size = 0;
+  object_list objects = {0};
+  stc_emit_objects compiled = {0};
   if (hit) {
     free(text);
     code = check_entry_facts(&facts.entry, options);
@@ -1393,17 +1484,25 @@ static int run(const run_options *options) {
     if (code < 0 && !preload_libraries(options, facts.openmp))
       code = EXIT_FAILURE_RUN;
     times.libs = seconds_since(&t);
-    object = entry.object;
-    object_size = entry.object_size;
+    objects_unpack(entry.object, entry.object_size, &objects); /* checked */
   } else {
     bool openmp = false;
     byte_buffer meta = {0};
-    code = compile(options, text, length, &times, &object, &object_size,
-                   &openmp, &meta);
+    code = compile(options, text, length, &times, &compiled, &openmp, &meta);
     free(text);
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (code < 0)
-      cache_store(&use, &meta, object, object_size);
+    if (code < 0) {
+      objects.count = compiled.count;
+      for (size_t i = 0; i < compiled.count; i++) {
+        objects.data[i] = compiled.data[i];
+        objects.size[i] = compiled.size[i];
+      }
+      byte_buffer payload = {0};
+      if (use.cache)
+        objects_pack(&compiled, &payload);
+      cache_store(&use, &meta, &payload);
+      free(payload.data);
+    }
     times.store = seconds_since(&t);
     free(meta.data);
   }
@@ -1411,7 +1510,7 @@ static int run(const run_options *options) {
   loaded_code loaded = {0};
   if (code < 0) {
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (!load_object(object, object_size, &loaded))
+    if (!load_objects(&objects, &loaded))
       code = EXIT_FAILURE_RUN;
     else
       code = resolve_entry(&loaded, options);
@@ -1420,7 +1519,7 @@ static int run(const run_options *options) {
   if (hit)
     stc_object_entry_clear(&entry);
   else
-    free(object);
+    stc_emit_objects_free(&compiled);
   remote_faults_report(&use);
   if (options->timing)
     print_timing(&times, use.outcome);

@@ -7,6 +7,9 @@ stc-run's object cache (test/stc-run/object-cache.test):
   object-cache-edit.py version  DIR   claim format version 2 (checksum redone)
   object-cache-edit.py swap SRC DIR   put SRC's entry under DIR's entry name
                                       (a valid entry holding another key)
+  object-cache-edit.py container DIR  add one to the object count of
+                                      stc-run's container of objects (the
+                                      payload; checksum redone)
 """
 import glob
 import hashlib
@@ -33,6 +36,14 @@ def main():
     elif mode == "version":
         body = bytes(data[: data.rindex(b"checksum ")])
         body = body.replace(b"version 1\n", b"version 2\n", 1)
+        data = body + b"checksum " + hashlib.sha256(body).hexdigest().encode() + b"\n"
+    elif mode == "container":
+        body = bytes(data[: data.rindex(b"checksum ")])
+        magic = b"stc-run objects 1\n"
+        at = body.index(magic) + len(magic)
+        end = body.index(b"\n", at)
+        count = int(body[at:end]) + 1
+        body = body[:at] + str(count).encode() + body[end:]
         data = body + b"checksum " + hashlib.sha256(body).hexdigest().encode() + b"\n"
     elif mode == "swap":
         shutil.copyfile(only_entry(sys.argv[2]), path)
