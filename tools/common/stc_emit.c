@@ -5,6 +5,8 @@
  * libraries alike. */
 #include "stc_emit.h"
 
+#include "stc/rt_dispatch.h"
+
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
@@ -52,10 +54,16 @@ static stc_status write_bytes(const char *path, const char *data, size_t size,
   return STC_OK;
 }
 
-static LLVMTargetMachineRef create_host_machine(LLVMCodeGenOptLevel level,
-                                                stc_error *err) {
+static void initialize_native(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
+}
+
+/* Thread-safe: lazy units are compiled on whichever thread calls them. */
+static LLVMTargetMachineRef create_host_machine(LLVMCodeGenOptLevel level,
+                                                stc_error *err) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, initialize_native);
   char *triple = LLVMGetDefaultTargetTriple();
   LLVMTargetRef target;
   char *message = NULL;
@@ -338,6 +346,11 @@ typedef struct symbol {
   bool in_initializer; /* referenced by a variable's initializer */
   size_t cluster;
   int partition;
+  /* lazy variant units (stc_emit_lazy): the unit that defines it, -1 for
+   * the eagerly compiled partitions */
+  int unit;
+  bool root;   /* a unit's entry: the dispatch table names it */
+  bool pinned; /* a site's reference: always compiled eagerly */
   /* variables: */
   bool leaf_constant; /* local constant whose initializer names no global */
 } symbol;
@@ -347,7 +360,13 @@ typedef struct plan {
   size_t num_functions, num_symbols;
   value_map map;
   bool failed;
+  size_t num_units; /* lazy variant units */
 } plan;
+
+/* The defined_in / referenced_in bit of the lazy units (all of them: a
+ * unit only ever references another unit's functions through its
+ * promoted, external entries). */
+#define LAZY_BIT (1u << 31)
 
 static void plan_free(plan *p) {
   for (size_t i = 0; i < p->num_symbols; i++)
@@ -451,14 +470,136 @@ static bool splittable(LLVMModuleRef module) {
   return true;
 }
 
+/* ---- lazy variant units ----------------------------------------------
+ * A tuned module's dispatch tables (stc/rt_dispatch.h: per site an
+ * stc_rt_site whose `variants` array names each variant's unpacked entry
+ * and _mlir_ciface_ wrapper) tell which functions only run when the runtime
+ * selects them. Each non-reference variant (entry and wrapper, plus every
+ * local function only it references, transitively) becomes a unit compiled
+ * on its own, on demand; the references stay in the eager partitions. */
+
+/* The integer value of a constant operand, or -1. */
+static long long const_int_operand(LLVMValueRef v, unsigned index) {
+  if (!v || (unsigned)LLVMGetNumOperands(v) <= index)
+    return -1;
+  LLVMValueRef op = LLVMGetOperand(v, index);
+  return op && LLVMIsAConstantInt(op) ? (long long)LLVMConstIntGetZExtValue(op)
+                                      : -1;
+}
+
+/* The function a variant record names at field `index`, if defined here. */
+static bool variant_function(plan *p, LLVMValueRef record, unsigned index,
+                             size_t *out) {
+  if ((unsigned)LLVMGetNumOperands(record) <= index)
+    return false;
+  LLVMValueRef f = LLVMGetOperand(record, index);
+  return f && LLVMIsAFunction(f) && value_map_get(&p->map, f, out) &&
+         *out < p->num_functions && p->symbols[*out].defined;
+}
+
+/* Marks the references (pinned) and the other variants' roots (unit) of
+ * every well-formed site table of the module; returns the number of units
+ * (-1 without memory). A table of another layout is not a site: nothing of
+ * it is lazy. */
+static long find_variant_roots(plan *p) {
+  long units = 0;
+  /* Pass 1 pins every reference; pass 2 makes units of the rest. */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = p->num_functions; i < p->num_symbols; i++) {
+      LLVMValueRef site = p->symbols[i].value;
+      LLVMTypeRef type = LLVMGlobalGetValueType(site);
+      LLVMValueRef init = p->symbols[i].defined ? LLVMGetInitializer(site)
+                                                : NULL;
+      if (LLVMGetTypeKind(type) != LLVMStructTypeKind ||
+          LLVMCountStructElementTypes(type) != 10 || !init ||
+          !LLVMIsAConstantStruct(init) ||
+          const_int_operand(init, 0) != STC_RT_DISPATCH_ABI_VERSION)
+        continue;
+      long long count = const_int_operand(init, 5);
+      long long reference = const_int_operand(init, 6);
+      LLVMValueRef table = LLVMGetOperand(init, 7);
+      LLVMValueRef records = table && LLVMIsAGlobalVariable(table)
+                                 ? LLVMGetInitializer(table)
+                                 : NULL;
+      if (count < 1 || reference < 0 || reference >= count || !records ||
+          !LLVMIsAConstantArray(records) ||
+          LLVMGetNumOperands(records) != count)
+        continue;
+      for (long long v = 0; v < count; v++) {
+        LLVMValueRef record = LLVMGetOperand(records, (unsigned)v);
+        if (!record || !LLVMIsAConstantStruct(record))
+          continue;
+        size_t entry, ciface;
+        bool has_entry = variant_function(p, record, 2, &entry);
+        bool has_ciface = variant_function(p, record, 3, &ciface);
+        if (pass == 0) {
+          if (v == reference && has_entry)
+            p->symbols[entry].pinned = true;
+          if (v == reference && has_ciface)
+            p->symbols[ciface].pinned = true;
+          continue;
+        }
+        if (v == reference || !has_entry || !has_ciface ||
+            p->symbols[entry].pinned || p->symbols[ciface].pinned)
+          continue;
+        int unit = p->symbols[entry].unit >= 0    ? p->symbols[entry].unit
+                   : p->symbols[ciface].unit >= 0 ? p->symbols[ciface].unit
+                                                  : (int)units++;
+        if ((p->symbols[entry].unit >= 0 && p->symbols[entry].unit != unit) ||
+            (p->symbols[ciface].unit >= 0 && p->symbols[ciface].unit != unit))
+          continue; /* shared between variants: keep what was assigned */
+        p->symbols[entry].unit = p->symbols[ciface].unit = unit;
+        p->symbols[entry].root = p->symbols[ciface].root = true;
+      }
+    }
+  return units;
+}
+
+/* Adds to each unit the local functions referenced from that unit only,
+ * transitively; returns false without memory. */
+static bool close_units(plan *p) {
+  size_t nf = p->num_functions;
+  long *from = calloc(nf ? nf : 1, sizeof *from);
+  if (!from)
+    return false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < nf; i++)
+      from[i] = -1; /* -1 nobody, -2 eager or several units, else the unit */
+    for (size_t i = 0; i < nf; i++) {
+      const symbol *s = &p->symbols[i];
+      long unit = s->unit >= 0 ? s->unit : -2;
+      for (size_t r = 0; r < s->num_refs; r++) {
+        size_t t = s->refs[r];
+        if (t >= nf || (size_t)t == i)
+          continue;
+        from[t] = from[t] == -1 || from[t] == unit ? unit : -2;
+      }
+    }
+    for (size_t i = 0; i < nf; i++) {
+      symbol *s = &p->symbols[i];
+      if (s->unit < 0 && !s->pinned && s->defined && from[i] >= 0 &&
+          is_local(s->value) && !s->in_initializer) {
+        s->unit = (int)from[i];
+        changed = true;
+      }
+    }
+  }
+  free(from);
+  return true;
+}
+
 /* Plans up to `wanted` partitions (automatic: fewer for a small module, so
- * that each has some STC_EMIT_MIN_PARTITION_INSTRUCTIONS instructions);
- * returns how many (1: compile whole, the module untouched). On > 1 the module's symbols are made ready (promoted
- * and renamed) and p describes which partition defines what. */
+ * that each has some STC_EMIT_MIN_PARTITION_INSTRUCTIONS instructions) and,
+ * with lazy, the lazy variant units (p->num_units); returns how many
+ * partitions. When p->symbols is NULL afterwards (one partition, no unit),
+ * the module is untouched: compile it whole. Otherwise its symbols are made
+ * ready (promoted and renamed) and p says which partition or unit defines
+ * what. -1: out of memory after renaming began. */
 static int plan_partitions(LLVMModuleRef module, int wanted, bool automatic,
-                           plan *p) {
+                           bool lazy, plan *p) {
   memset(p, 0, sizeof *p);
-  if (wanted < 2 || !splittable(module))
+  if ((wanted < 2 && !lazy) || !splittable(module))
     return 1;
   size_t nf = 0, ng = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
@@ -481,11 +622,11 @@ static int plan_partitions(LLVMModuleRef module, int wanted, bool automatic,
        f = LLVMGetNextFunction(f), i++)
     p->symbols[i] = (symbol){.value = f, .is_function = true,
                              .defined = !LLVMIsDeclaration(f),
-                             .referrer = -1};
+                             .referrer = -1, .unit = -1};
   for (LLVMValueRef g = LLVMGetFirstGlobal(module); g;
        g = LLVMGetNextGlobal(g), i++)
     p->symbols[i] = (symbol){.value = g, .defined = !LLVMIsDeclaration(g),
-                             .referrer = -1};
+                             .referrer = -1, .unit = -1};
   for (i = 0; i < p->num_symbols; i++)
     value_map_put(&p->map, p->symbols[i].value, i);
 
@@ -527,12 +668,22 @@ static int plan_partitions(LLVMModuleRef module, int wanted, bool automatic,
     plan_free(p);
     return 1;
   }
+  if (lazy) {
+    long units = find_variant_roots(p);
+    if (units < 0 || (units > 0 && !close_units(p))) {
+      free(parent);
+      plan_free(p);
+      return 1;
+    }
+    p->num_units = (size_t)units;
+  }
 
   /* Clusters: a local function with one referring function joins it. */
   for (i = 0; i < nf; i++) {
     symbol *s = &p->symbols[i];
-    if (s->defined && is_local(s->value) && !s->in_initializer &&
-        s->referrer >= 0 && (size_t)s->referrer < nf) {
+    if (s->defined && s->unit < 0 && is_local(s->value) &&
+        !s->in_initializer && s->referrer >= 0 && (size_t)s->referrer < nf &&
+        p->symbols[s->referrer].unit < 0) {
       size_t a = find_root(parent, i), b = find_root(parent, (size_t)s->referrer);
       if (a != b)
         parent[a] = b;
@@ -549,23 +700,26 @@ static int plan_partitions(LLVMModuleRef module, int wanted, bool automatic,
     return 1;
   }
   for (i = 0; i < nf; i++)
-    if (p->symbols[i].defined) {
+    if (p->symbols[i].defined && p->symbols[i].unit < 0) {
       weight[find_root(parent, i)] += p->symbols[i].instructions + 1;
       total += p->symbols[i].instructions + 1;
     }
   for (i = 0; i < nf; i++)
-    if (p->symbols[i].defined && find_root(parent, i) == i)
+    if (p->symbols[i].defined && p->symbols[i].unit < 0 &&
+        find_root(parent, i) == i)
       clusters[num_clusters++] = (cluster){i, weight[i]};
   free(weight);
   int count = wanted < (int)num_clusters ? wanted : (int)num_clusters;
   if (automatic && (size_t)count > total / STC_EMIT_MIN_PARTITION_INSTRUCTIONS)
     count = (int)(total / STC_EMIT_MIN_PARTITION_INSTRUCTIONS);
-  if (count < 2) {
+  if (count < 2 && !p->num_units) {
     free(clusters);
     free(parent);
     plan_free(p);
     return 1;
   }
+  if (count < 1)
+    count = 1;
   /* Longest processing time first: the heaviest cluster goes to the
    * lightest partition. */
   qsort(clusters, num_clusters, sizeof *clusters, cluster_order);
@@ -587,7 +741,10 @@ static int plan_partitions(LLVMModuleRef module, int wanted, bool automatic,
   }
   for (i = 0; i < nf; i++) {
     symbol *s = &p->symbols[i];
-    if (s->defined) {
+    if (s->defined && s->unit >= 0) {
+      s->partition = -1;
+      s->defined_in = LAZY_BIT;
+    } else if (s->defined) {
       s->partition = cluster_partition[find_root(parent, i)];
       s->defined_in = 1u << s->partition;
     }
@@ -678,7 +835,8 @@ static void drop_body(LLVMValueRef function) {
 }
 
 typedef struct worker {
-  int index;
+  int index; /* the eager partition */
+  int unit;  /* or the lazy unit (index unused); -1: eager */
   const plan *plan;
   const char *bitcode;
   size_t bitcode_size;
@@ -764,20 +922,50 @@ static stc_status redeclare(LLVMModuleRef module, LLVMValueRef old) {
   return STC_OK;
 }
 
-/* Keeps what partition w->index defines of the parsed module. */
+/* True when w's object defines s. */
+static bool defines(const worker *w, const symbol *s) {
+  if (w->unit < 0)
+    return (s->defined_in & (1u << w->index)) != 0;
+  return s->is_function ? s->unit == w->unit : (s->defined_in & LAZY_BIT) != 0;
+}
+
+/* Renames a lazy unit's entries (STC_EMIT_LAZY_PREFIX): their own names
+ * belong to the loader's lazy stubs. */
+static stc_status rename_roots(LLVMValueRef *roots, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    LLVMValueRef f = roots[k];
+    size_t length = 0;
+    const char *name = LLVMGetValueName2(f, &length);
+    size_t size = sizeof STC_EMIT_LAZY_PREFIX + length;
+    char *renamed = malloc(size);
+    if (!renamed)
+      return STC_ERR_NOMEM;
+    snprintf(renamed, size, "%s%.*s", STC_EMIT_LAZY_PREFIX, (int)length, name);
+    LLVMSetValueName2(f, renamed, strlen(renamed));
+    free(renamed);
+    LLVMSetLinkage(f, LLVMExternalLinkage);
+    LLVMSetVisibility(f, LLVMDefaultVisibility);
+  }
+  return STC_OK;
+}
+
+/* Keeps what partition w->index (or unit w->unit) defines of the parsed
+ * module. */
 static stc_status cut_partition(LLVMModuleRef module, worker *w) {
   const plan *p = w->plan;
-  unsigned mine = 1u << w->index;
   LLVMValueRef *doomed = calloc(p->num_symbols ? p->num_symbols : 1,
                                 sizeof *doomed);
   LLVMValueRef *declared = calloc(p->num_symbols ? p->num_symbols : 1,
                                   sizeof *declared);
-  if (!doomed || !declared) {
+  LLVMValueRef *roots = calloc(p->num_symbols ? p->num_symbols : 1,
+                               sizeof *roots);
+  if (!doomed || !declared || !roots) {
     free(doomed);
     free(declared);
+    free(roots);
     return STC_ERR_NOMEM;
   }
-  size_t num_doomed = 0, num_declared = 0, i = 0;
+  size_t num_doomed = 0, num_declared = 0, num_roots = 0, i = 0;
   bool mismatch = false;
   for (LLVMValueRef f = LLVMGetFirstFunction(module); f;
        f = LLVMGetNextFunction(f), i++) {
@@ -786,7 +974,9 @@ static stc_status cut_partition(LLVMModuleRef module, worker *w) {
       break;
     }
     const symbol *s = &p->symbols[i];
-    if (!s->defined || (s->defined_in & mine))
+    if (s->defined && w->unit >= 0 && s->root && s->unit == w->unit)
+      roots[num_roots++] = f;
+    if (!s->defined || defines(w, s))
       continue;
     drop_body(f);
     if (is_local(f))
@@ -805,7 +995,7 @@ static stc_status cut_partition(LLVMModuleRef module, worker *w) {
       break;
     }
     const symbol *s = &p->symbols[i];
-    if (!s->defined || (s->defined_in & mine))
+    if (!s->defined || defines(w, s))
       continue;
     LLVMSetInitializer(g, NULL);
     if (is_local(g))
@@ -844,6 +1034,9 @@ static stc_status cut_partition(LLVMModuleRef module, worker *w) {
   for (size_t k = 0; k < num_declared && status == STC_OK; k++)
     status = redeclare(module, declared[k]);
   free(declared);
+  if (status == STC_OK)
+    status = rename_roots(roots, num_roots);
+  free(roots);
   return status;
 }
 
@@ -940,6 +1133,7 @@ static stc_status emit_partitions(LLVMModuleRef module, LLVMContextRef context,
                                   const plan *p, int count, LLVMCodeGenOptLevel level,
                                   int opt_level, stc_emit_objects *out,
                                   double *optimize_s, stc_emit_timing *timing,
+                                  LLVMMemoryBufferRef *keep_bitcode,
                                   stc_error *err) {
   LLVMMemoryBufferRef bitcode = LLVMWriteBitcodeToMemoryBuffer(module);
   LLVMDisposeModule(module);
@@ -953,7 +1147,7 @@ static stc_status emit_partitions(LLVMModuleRef module, LLVMContextRef context,
   bool started[STC_EMIT_MAX_PARTITIONS] = {false};
   stc_status status = STC_OK;
   for (int k = 0; k < count; k++) {
-    workers[k] = (worker){.index = k, .plan = p,
+    workers[k] = (worker){.index = k, .unit = -1, .plan = p,
                           .bitcode = LLVMGetBufferStart(bitcode),
                           .bitcode_size = LLVMGetBufferSize(bitcode),
                           .opt_level = opt_level, .status = STC_OK};
@@ -1001,17 +1195,139 @@ static stc_status emit_partitions(LLVMModuleRef module, LLVMContextRef context,
       free(workers[k].data);
     }
   }
-  LLVMDisposeMemoryBuffer(bitcode);
+  if (keep_bitcode && status == STC_OK)
+    *keep_bitcode = bitcode;
+  else
+    LLVMDisposeMemoryBuffer(bitcode);
   return status;
 }
 
+/* The lazy variant units of a compile: the planned module as bitcode, the
+ * plan (which symbols each unit defines) and each unit's entries. */
+struct stc_emit_lazy {
+  plan plan;
+  LLVMMemoryBufferRef bitcode;
+  int opt_level;
+  LLVMCodeGenOptLevel level;
+  char ***roots;     /* per unit, its entries' names (malloc'd) */
+  size_t *num_roots; /* per unit */
+};
+
+void stc_emit_lazy_free(stc_emit_lazy *lazy) {
+  if (!lazy)
+    return;
+  for (size_t u = 0; lazy->roots && u < lazy->plan.num_units; u++) {
+    for (size_t k = 0; k < lazy->num_roots[u]; k++)
+      free(lazy->roots[u][k]);
+    free(lazy->roots[u]);
+  }
+  free(lazy->roots);
+  free(lazy->num_roots);
+  if (lazy->bitcode)
+    LLVMDisposeMemoryBuffer(lazy->bitcode);
+  plan_free(&lazy->plan);
+  free(lazy);
+}
+
+size_t stc_emit_lazy_units(const stc_emit_lazy *lazy) {
+  return lazy ? lazy->plan.num_units : 0;
+}
+
+size_t stc_emit_lazy_roots(const stc_emit_lazy *lazy, size_t unit,
+                           const char *const **names) {
+  *names = (const char *const *)lazy->roots[unit];
+  return lazy->num_roots[unit];
+}
+
+stc_status stc_emit_lazy_compile(const stc_emit_lazy *lazy, size_t unit,
+                                 char **data, size_t *size, stc_error *err) {
+  *data = NULL;
+  *size = 0;
+  if (!lazy || unit >= lazy->plan.num_units) {
+    stc_error_set(err, NULL, 0, 0, "no such lazy unit");
+    return STC_ERR_INVALID;
+  }
+  worker w = {.index = (int)unit, .unit = (int)unit, .plan = &lazy->plan,
+              .bitcode = LLVMGetBufferStart(lazy->bitcode),
+              .bitcode_size = LLVMGetBufferSize(lazy->bitcode),
+              .opt_level = lazy->opt_level, .status = STC_OK};
+  stc_error_clear(&w.err);
+  w.machine = create_host_machine(lazy->level, err);
+  if (!w.machine)
+    return STC_ERR_INVALID;
+  work(&w);
+  LLVMDisposeTargetMachine(w.machine);
+  if (w.status != STC_OK) {
+    free(w.data);
+    *err = w.err;
+    return w.status;
+  }
+  *data = w.data;
+  *size = w.size;
+  return STC_OK;
+}
+
+/* Moves the plan and the bitcode into a new stc_emit_lazy, with each
+ * unit's entry names read from the (planned) module; NULL without memory
+ * (the caller then still owns both). */
+static stc_emit_lazy *lazy_create(LLVMModuleRef module, plan *p,
+                                  int opt_level, LLVMCodeGenOptLevel level) {
+  stc_emit_lazy *lazy = calloc(1, sizeof *lazy);
+  if (!lazy)
+    return NULL;
+  size_t units = p->num_units;
+  lazy->roots = calloc(units, sizeof *lazy->roots);
+  lazy->num_roots = calloc(units, sizeof *lazy->num_roots);
+  bool ok = lazy->roots && lazy->num_roots;
+  for (size_t i = 0; ok && i < p->num_functions; i++)
+    if (p->symbols[i].root)
+      lazy->num_roots[p->symbols[i].unit]++;
+  for (size_t u = 0; ok && u < units; u++) {
+    lazy->roots[u] = calloc(lazy->num_roots[u] + 1, sizeof **lazy->roots);
+    ok = lazy->roots[u] != NULL;
+    lazy->num_roots[u] = 0;
+  }
+  size_t i = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(module); ok && f;
+       f = LLVMGetNextFunction(f), i++) {
+    const symbol *s = &p->symbols[i];
+    if (!s->root)
+      continue;
+    size_t length = 0;
+    const char *name = LLVMGetValueName2(f, &length);
+    char *copy = strndup(name, length);
+    ok = copy != NULL;
+    if (ok)
+      lazy->roots[s->unit][lazy->num_roots[s->unit]++] = copy;
+  }
+  if (!ok) {
+    for (size_t u = 0; lazy->roots && u < units; u++) {
+      for (size_t k = 0; lazy->roots[u] && k < lazy->num_roots[u]; k++)
+        free(lazy->roots[u][k]);
+      free(lazy->roots[u]);
+    }
+    free(lazy->roots);
+    free(lazy->num_roots);
+    free(lazy);
+    return NULL;
+  }
+  lazy->plan = *p;
+  memset(p, 0, sizeof *p);
+  lazy->opt_level = opt_level;
+  lazy->level = level;
+  return lazy;
+}
+
 stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
-                                      int threads, stc_emit_timing *timing,
+                                      int threads, stc_emit_lazy **lazy,
+                                      stc_emit_timing *timing,
                                       stc_emit_objects *out, stc_error *err) {
   static const LLVMCodeGenOptLevel levels[] = {
       LLVMCodeGenLevelNone, LLVMCodeGenLevelLess, LLVMCodeGenLevelDefault,
       LLVMCodeGenLevelAggressive};
   memset(out, 0, sizeof *out);
+  if (lazy)
+    *lazy = NULL;
   LLVMCodeGenOptLevel level =
       levels[opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level];
   LLVMTargetMachineRef machine = create_host_machine(level, err);
@@ -1039,14 +1355,24 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
     }
     if (threads > STC_EMIT_MAX_PARTITIONS)
       threads = STC_EMIT_MAX_PARTITIONS;
-    count = plan_partitions(llvm_module, threads, automatic, &p);
+    count = plan_partitions(llvm_module, threads, automatic, lazy != NULL,
+                            &p);
     if (count < 0) {
       stc_error_set(err, NULL, 0, 0, "out of memory while splitting the module");
       status = STC_ERR_NOMEM;
       LLVMDisposeModule(llvm_module);
     }
   }
-  if (status == STC_OK && count == 1) {
+  stc_emit_lazy *units = NULL;
+  if (status == STC_OK && p.num_units &&
+      !(units = lazy_create(llvm_module, &p, opt_level, level))) {
+    /* The module's symbols are already renamed for the plan. */
+    stc_error_set(err, NULL, 0, 0, "out of memory while splitting the module");
+    status = STC_ERR_NOMEM;
+    LLVMDisposeModule(llvm_module);
+  }
+  const plan *planned = units ? &units->plan : &p;
+  if (status == STC_OK && !planned->symbols) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     status = emit_whole(llvm_module, machine, opt_level, out, &optimize_s, err);
     LLVMDisposeModule(llvm_module);
@@ -1058,8 +1384,9 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
   } else if (status == STC_OK) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     stc_emit_timing parts = {0};
-    status = emit_partitions(llvm_module, context, &p, count, level, opt_level,
-                             out, &optimize_s, &parts, err);
+    status = emit_partitions(llvm_module, context, planned, count, level,
+                             opt_level, out, &optimize_s, &parts,
+                             units ? &units->bitcode : NULL, err);
     struct timespec cpu;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
     if (timing) {
@@ -1075,8 +1402,12 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
   plan_free(&p);
   LLVMContextDispose(context);
   LLVMDisposeTargetMachine(machine);
-  if (status != STC_OK)
+  if (status != STC_OK) {
     stc_emit_objects_free(out);
+    stc_emit_lazy_free(units);
+  } else if (lazy) {
+    *lazy = units;
+  }
   if (timing) {
     double whole = elapsed(&t0, &t2), serial = elapsed(&t0, &t1);
     if (status != STC_OK)

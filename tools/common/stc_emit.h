@@ -57,6 +57,33 @@ typedef struct stc_emit_objects {
 
 void stc_emit_objects_free(stc_emit_objects *objects);
 
+/* Lazy variant units. A tuned module's dispatch tables (stc/rt_dispatch.h)
+ * name, per site, a reference and other variants. With lazy units, each
+ * non-reference variant (its unpacked entry and _mlir_ciface_ wrapper, with
+ * every local function only they reference) is left out of the eager
+ * objects and compiled on demand by stc_emit_lazy_compile, into an object
+ * that defines the unit's entries under STC_EMIT_LAZY_PREFIX + name; the
+ * eager objects refer to the entries by their own names, which the loader
+ * defines (as lazy stubs that call through to the prefixed ones). */
+#define STC_EMIT_LAZY_PREFIX "__stc_lazy."
+
+typedef struct stc_emit_lazy stc_emit_lazy;
+
+/* Number of units (0 for NULL). */
+size_t stc_emit_lazy_units(const stc_emit_lazy *lazy);
+
+/* The entries of unit (< stc_emit_lazy_units) as the eager objects name
+ * them; *names stays valid until stc_emit_lazy_free. */
+size_t stc_emit_lazy_roots(const stc_emit_lazy *lazy, size_t unit,
+                           const char *const **names);
+
+/* Optimizes and emits unit's object (malloc'd into *data). Thread-safe:
+ * several units (or one unit several times) may compile at once. */
+stc_status stc_emit_lazy_compile(const stc_emit_lazy *lazy, size_t unit,
+                                 char **data, size_t *size, stc_error *err);
+
+void stc_emit_lazy_free(stc_emit_lazy *lazy);
+
 /* Translates `module` (LLVM dialect only), optimizes it at opt_level (0-3,
  * the code generator at the same level, like MLIR's ExecutionEngine) and
  * emits PIC host-CPU ELF objects into *out, with @llvm.global_ctors/dtors
@@ -66,8 +93,13 @@ void stc_emit_objects_free(stc_emit_objects *objects);
  * ifuncs or comdats), each optimized and emitted on its own thread; 1 is
  * one object, optimized whole; 0 is as many as online CPUs (at most
  * STC_EMIT_MAX_PARTITIONS), fewer for a small module. timing may be NULL. */
+/* With lazy non-NULL, the module's non-reference variants become lazy units
+ * (*lazy; NULL when there are none, e.g. no dispatch tables, or a module
+ * with aliases, ifuncs or comdats, which compiles whole): the objects in
+ * *out then leave them out, even with threads == 1 (one eager object). */
 stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
-                                      int threads, stc_emit_timing *timing,
+                                      int threads, stc_emit_lazy **lazy,
+                                      stc_emit_timing *timing,
                                       stc_emit_objects *out, stc_error *err);
 
 /* What the emitted code depends on besides the module: LLVM version, target

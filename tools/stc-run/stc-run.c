@@ -44,10 +44,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum {
   EXIT_OK = 0,
@@ -756,10 +758,25 @@ static bool preload_libraries(const run_options *options, bool openmp) {
   return true;
 }
 
+/* One lazy variant unit as the JIT sees it (the context of its
+ * materialization unit). */
+typedef struct lazy_unit {
+  struct loaded_code *code;
+  size_t index;
+} lazy_unit;
+
 typedef struct loaded_code {
   LLVMOrcLLJITRef jit;
   uint64_t entry, ctors; /* addresses, once resolved */
   bool initialized;      /* global constructors ran: destructors must too */
+  /* Lazy variant units (NULL: everything was compiled eagerly): stubs
+   * (ism) whose first call goes through lctm to the unit's compile. */
+  const stc_emit_lazy *lazy;
+  lazy_unit *units;
+  LLVMOrcIndirectStubsManagerRef ism;
+  LLVMOrcLazyCallThroughManagerRef lctm;
+  atomic_size_t units_compiled;
+  atomic_uint_fast64_t compile_ns; /* their compile times, summed */
 } loaded_code;
 
 /* Prints an ORC error after "stc-run: error: <what>: " and consumes it. */
@@ -790,10 +807,14 @@ typedef struct object_list { /* the objects of one module, not owned */
   size_t size[STC_EMIT_MAX_PARTITIONS];
 } object_list;
 
-static bool load_objects(const object_list *objects, loaded_code *code) {
+static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib);
+
+static bool load_objects(const object_list *objects,
+                         const stc_emit_lazy *lazy, loaded_code *code) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   memset(code, 0, sizeof *code);
+  code->lazy = lazy;
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&code->jit, LLVMOrcCreateLLJITBuilder());
   if (err) {
     code->jit = NULL;
@@ -834,23 +855,202 @@ static bool load_objects(const object_list *objects, loaded_code *code) {
     orc_error(err, "cannot create the execution engine");
     return false;
   }
+  return !stc_emit_lazy_units(lazy) || add_lazy_units(code, dylib);
+}
+
+/* ---- lazy variant units ----
+ * Each unit's entries are defined in the JITDylib twice: under their own
+ * names as lazy reexports (an indirect stub each, which the dispatch tables
+ * of the eager objects point at; linking them compiles nothing), and under
+ * STC_EMIT_LAZY_PREFIX + name by a materialization unit that compiles the
+ * unit when one of them is first looked up: the stub's first call goes
+ * through the lazy call-through manager, which looks the prefixed name up
+ * (compiling and linking on the calling thread; ORC makes concurrent first
+ * calls wait for one compile) and points the stub at it. */
+
+/* The call-through manager jumps here, with the variant's arguments, when
+ * a unit could not be compiled or linked (the session's error reporter
+ * printed why): the run cannot go on without the variant's result. */
+static void lazy_call_failed(void) {
+  fflush(stdout);
+  fputs("stc-run: error: a variant could not be compiled on its first call "
+        "(see the error above); stopping\n",
+        stderr);
+  stc_rt_set_profile_out(NULL);
+  _exit(EXIT_FAILURE_RUN);
+}
+
+static void report_session_error(void *user, LLVMErrorRef err) {
+  (void)user;
+  char *message = LLVMGetErrorMessage(err);
+  error("JIT session for '%s': %s", g_input_name, message);
+  LLVMDisposeErrorMessage(message);
+}
+
+static double seconds_since(const struct timespec *start);
+
+static void materialize_unit(void *user,
+                             LLVMOrcMaterializationResponsibilityRef mr) {
+  lazy_unit *unit = user;
+  loaded_code *code = unit->code;
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  const char *const *roots = NULL;
+  stc_emit_lazy_roots(code->lazy, unit->index, &roots);
+  char *data = NULL;
+  size_t size = 0;
+  stc_error err;
+  stc_error_clear(&err);
+  if (stc_emit_lazy_compile(code->lazy, unit->index, &data, &size, &err) !=
+      STC_OK) {
+    error("cannot compile variant '%s' of '%s' on its first call: %s",
+          roots[0], g_input_name, err.message);
+    LLVMOrcMaterializationResponsibilityFailMaterialization(mr);
+    LLVMOrcDisposeMaterializationResponsibility(mr);
+    return;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "stc-run-variant-%zu", unit->index);
+  LLVMMemoryBufferRef buffer =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(data, size, name);
+  free(data);
+  atomic_fetch_add(&code->units_compiled, 1);
+  atomic_fetch_add(&code->compile_ns,
+                   (uint_fast64_t)(seconds_since(&t) * 1e9));
+  LLVMOrcObjectLayerEmit(LLVMOrcLLJITGetObjLinkingLayer(code->jit), mr,
+                         buffer);
+}
+
+static void discard_unit(void *user, LLVMOrcJITDylibRef dylib,
+                         LLVMOrcSymbolStringPoolEntryRef symbol) {
+  (void)user, (void)dylib, (void)symbol;
+}
+
+static void destroy_unit(void *user) { (void)user; }
+
+/* "__stc_lazy.<name>", interned; NULL without memory. */
+static LLVMOrcSymbolStringPoolEntryRef lazy_name(LLVMOrcLLJITRef jit,
+                                                const char *name) {
+  size_t size = sizeof STC_EMIT_LAZY_PREFIX + strlen(name);
+  char *prefixed = malloc(size);
+  if (!prefixed)
+    return NULL;
+  snprintf(prefixed, size, "%s%s", STC_EMIT_LAZY_PREFIX, name);
+  LLVMOrcSymbolStringPoolEntryRef entry =
+      LLVMOrcLLJITMangleAndIntern(jit, prefixed);
+  free(prefixed);
+  return entry;
+}
+
+static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib) {
+  const char *triple = LLVMOrcLLJITGetTripleString(code->jit);
+  LLVMOrcExecutionSessionRef session =
+      LLVMOrcLLJITGetExecutionSession(code->jit);
+  LLVMOrcExecutionSessionSetErrorReporter(session, report_session_error,
+                                          NULL);
+  LLVMErrorRef err = LLVMOrcCreateLocalLazyCallThroughManager(
+      triple, session, (LLVMOrcJITTargetAddress)(uintptr_t)lazy_call_failed,
+      &code->lctm);
+  if (err) {
+    code->lctm = NULL;
+    orc_error(err, "cannot set up lazy compilation");
+    return false;
+  }
+  code->ism = LLVMOrcCreateLocalIndirectStubsManager(triple);
+  size_t count = stc_emit_lazy_units(code->lazy), num_roots = 0;
+  for (size_t u = 0; u < count; u++) {
+    const char *const *roots;
+    num_roots += stc_emit_lazy_roots(code->lazy, u, &roots);
+  }
+  code->units = calloc(count, sizeof *code->units);
+  LLVMOrcCSymbolAliasMapPairs aliases =
+      calloc(num_roots ? num_roots : 1, sizeof *aliases);
+  if (!code->ism || !code->units || !aliases) {
+    free(aliases);
+    error("out of memory");
+    return false;
+  }
+  LLVMJITSymbolFlags flags = {
+      LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
+  size_t at = 0;
+  for (size_t u = 0; !err && u < count; u++) {
+    code->units[u] = (lazy_unit){code, u};
+    const char *const *roots;
+    size_t n = stc_emit_lazy_roots(code->lazy, u, &roots);
+    LLVMOrcCSymbolFlagsMapPairs symbols = calloc(n, sizeof *symbols);
+    if (!symbols) {
+      error("out of memory");
+      free(aliases); /* the names interned so far stay in the pool */
+      return false;
+    }
+    for (size_t k = 0; k < n; k++) {
+      LLVMOrcSymbolStringPoolEntryRef impl = lazy_name(code->jit, roots[k]);
+      if (!impl) {
+        free(symbols);
+        free(aliases);
+        error("out of memory");
+        return false;
+      }
+      LLVMOrcRetainSymbolStringPoolEntry(impl); /* one for each use */
+      symbols[k] = (LLVMOrcCSymbolFlagsMapPair){impl, flags};
+      aliases[at++] = (LLVMOrcCSymbolAliasMapPair){
+          LLVMOrcLLJITMangleAndIntern(code->jit, roots[k]), {impl, flags}};
+    }
+    char name[64];
+    snprintf(name, sizeof name, "stc-run-variant-%zu", u);
+    LLVMOrcMaterializationUnitRef unit = LLVMOrcCreateCustomMaterializationUnit(
+        name, &code->units[u], symbols, n, NULL, materialize_unit,
+        discard_unit, destroy_unit);
+    free(symbols);
+    err = LLVMOrcJITDylibDefine(dylib, unit);
+    if (err)
+      LLVMOrcDisposeMaterializationUnit(unit);
+  }
+  if (!err) {
+    LLVMOrcMaterializationUnitRef stubs =
+        LLVMOrcLazyReexports(code->lctm, code->ism, dylib, aliases, at);
+    err = LLVMOrcJITDylibDefine(dylib, stubs);
+    if (err)
+      LLVMOrcDisposeMaterializationUnit(stubs);
+  }
+  free(aliases);
+  if (err) {
+    orc_error(err, "cannot set up lazy compilation");
+    return false;
+  }
   return true;
 }
 
 /* Runs the object's global destructors (when its constructors ran) and
  * frees the JIT. */
 static void unload(loaded_code *code) {
-  if (!code->jit)
+  if (!code->jit) {
+    if (code->ism)
+      LLVMOrcDisposeIndirectStubsManager(code->ism);
+    if (code->lctm)
+      LLVMOrcDisposeLazyCallThroughManager(code->lctm);
+    free(code->units);
     return;
+  }
   if (code->initialized) {
     uint64_t dtors = orc_lookup(code, STC_EMIT_DTORS_SYMBOL);
     if (dtors)
       ((void (*)(void))(uintptr_t)dtors)();
   }
+  /* Before the JIT: the call-through manager holds names of the JIT's
+   * symbol pool. Nothing calls a stub any more. */
+  if (code->lctm)
+    LLVMOrcDisposeLazyCallThroughManager(code->lctm);
+  if (code->ism)
+    LLVMOrcDisposeIndirectStubsManager(code->ism);
+  code->ism = NULL;
+  code->lctm = NULL;
   LLVMErrorRef err = LLVMOrcDisposeLLJIT(code->jit);
   if (err)
     LLVMConsumeError(err);
   code->jit = NULL;
+  free(code->units);
+  code->units = NULL;
 }
 
 typedef union entry_result {
@@ -1347,6 +1547,7 @@ typedef struct phase_times {
   double read, key, lookup, parse, pipeline, libs, translate, codegen, store,
       load;
   int partitions; /* objects compiled (0: none, a hit) */
+  size_t lazy_units; /* variant units left to their first call */
   stc_emit_timing emit; /* the compile's CPU times */
 } phase_times;
 
@@ -1355,8 +1556,8 @@ typedef struct phase_times {
  * meta the facts a later hit needs. */
 static int compile(const run_options *options, const char *text,
                    size_t length, phase_times *times,
-                   stc_emit_objects *objects, bool *openmp,
-                   byte_buffer *meta) {
+                   stc_emit_objects *objects, stc_emit_lazy **lazy,
+                   bool *openmp, byte_buffer *meta) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
@@ -1400,8 +1601,8 @@ static int compile(const run_options *options, const char *text,
     stc_emit_timing emit_times = {0};
     if (stc_emit_objects_in_memory(mlirModuleGetOperation(module),
                                    options->opt_level,
-                                   options->compile_threads, &emit_times,
-                                   objects, &err) != STC_OK) {
+                                   options->compile_threads, lazy,
+                                   &emit_times, objects, &err) != STC_OK) {
       error("cannot create the execution engine for '%s': %s", g_input_name,
             err.message);
       code = EXIT_FAILURE_RUN;
@@ -1445,7 +1646,27 @@ static void print_timing(const phase_times *times, const char *outcome) {
   else if (times->partitions == 1)
     fprintf(stderr, "stc-run: timing: LLVM CPU: %.3f s on the calling thread\n",
             times->emit.serial_cpu_s);
+  if (times->lazy_units)
+    fprintf(stderr,
+            "stc-run: timing: lazy variants: %zu variant(s) left to compile on "
+            "their first call\n",
+            times->lazy_units);
   fprintf(stderr, "stc-run: object cache: %s\n", outcome);
+}
+
+/* Whether a compile leaves non-reference variants to their first call:
+ * only when nothing can time them (STC_TUNE=cache-only or off: a variant
+ * runs only as a disk decision's winner, whose check compares results, not
+ * times; exploring would count each candidate's compile in its trial and
+ * in the site's tuning budget) and when the objects are not stored (the
+ * object cache holds complete compiles only). STC_RUN_LAZY_VARIANTS=0
+ * turns it off. */
+static bool lazy_variants_wanted(const object_cache_use *use) {
+  const char *setting = getenv("STC_RUN_LAZY_VARIANTS");
+  if (use->cache || (setting && strcmp(setting, "0") == 0))
+    return false;
+  const char *mode = getenv("STC_TUNE");
+  return mode && (strcmp(mode, "cache-only") == 0 || strcmp(mode, "off") == 0);
 }
 
 static int run(const run_options *options) {
@@ -1477,6 +1698,7 @@ static int run(const run_options *options) {
   int code = -1;
   object_list objects = {0};
   stc_emit_objects compiled = {0};
+  stc_emit_lazy *lazy = NULL;
   if (hit) {
     free(text);
     code = check_entry_facts(&facts.entry, options);
@@ -1488,7 +1710,9 @@ static int run(const run_options *options) {
   } else {
     bool openmp = false;
     byte_buffer meta = {0};
-    code = compile(options, text, length, &times, &compiled, &openmp, &meta);
+    code = compile(options, text, length, &times, &compiled,
+                   lazy_variants_wanted(&use) ? &lazy : NULL, &openmp, &meta);
+    times.lazy_units = stc_emit_lazy_units(lazy);
     free(text);
     clock_gettime(CLOCK_MONOTONIC, &t);
     if (code < 0) {
@@ -1498,7 +1722,7 @@ static int run(const run_options *options) {
         objects.size[i] = compiled.size[i];
       }
       byte_buffer payload = {0};
-      if (use.cache)
+      if (use.cache && !lazy)
         objects_pack(&compiled, &payload);
       cache_store(&use, &meta, &payload);
       free(payload.data);
@@ -1510,7 +1734,7 @@ static int run(const run_options *options) {
   loaded_code loaded = {0};
   if (code < 0) {
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (!load_objects(&objects, &loaded))
+    if (!load_objects(&objects, lazy, &loaded))
       code = EXIT_FAILURE_RUN;
     else
       code = resolve_entry(&loaded, options);
@@ -1530,11 +1754,18 @@ static int run(const run_options *options) {
     code = EXIT_OK;
     print_result(options->result, &result);
     export_profile();
+    if (options->timing && loaded.lazy)
+      fprintf(stderr,
+              "stc-run: timing: lazy variants: %zu of %zu compiled on their "
+              "first call (%.3f s)\n",
+              atomic_load(&loaded.units_compiled), times.lazy_units,
+              (double)atomic_load(&loaded.compile_ns) * 1e-9);
   }
   /* A run that failed must not replace a good profile with an empty one. */
   if (code != EXIT_OK)
     stc_rt_set_profile_out(NULL);
   unload(&loaded);
+  stc_emit_lazy_free(lazy);
   free(g_diagnostics.data);
   return code;
 }
