@@ -249,6 +249,7 @@ stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config) {
                        "decisions stay in memory",
                        directory);
         attach_remote(tuner);
+        stc_tuner_set_explore_hook(tuner, stc_rt__explore_started, NULL);
         atomic_store_explicit(&g_tuner, tuner, memory_order_release);
       }
     }

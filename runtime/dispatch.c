@@ -122,6 +122,24 @@ typedef enum site_check {
   SITE_UNUSABLE,       /* nothing can be called safely */
 } site_check;
 
+/* stc_rt_set_explore_hook's hook, and the site each thread is selecting
+ * for (the tuner's hook knows no site). */
+static _Atomic(stc_rt_explore_hook) g_explore_hook;
+static void *_Atomic g_explore_user;
+static _Thread_local stc_rt_site *g_selecting;
+
+void stc_rt_set_explore_hook(stc_rt_explore_hook hook, void *user) {
+  atomic_store(&g_explore_user, user);
+  atomic_store(&g_explore_hook, hook);
+}
+
+void stc_rt__explore_started(void *user) {
+  (void)user;
+  stc_rt_explore_hook hook = atomic_load(&g_explore_hook);
+  if (hook && g_selecting)
+    hook(g_selecting, atomic_load(&g_explore_user));
+}
+
 /* Validates site and words, and points desc[i] at argument i's words. */
 static site_check check_call(const stc_rt_site *site, uint64_t *words,
                              uint32_t num_words, void **desc, char *why,
@@ -539,9 +557,12 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   uint64_t start = now_ns();
   order_context context = {site, candidates, tuner};
   stc_exploration_order order = {&context, promising_order};
+  stc_rt_site *outer = g_selecting; /* a nested select restores it */
+  g_selecting = site;
   status = stc_tuner_select_ordered(tuner, &problem, candidates, count,
                                     reference, &order, &runner, &decision,
                                     &err);
+  g_selecting = outer;
   stc_rt__tuning_ns_add(now_ns() - start);
   atomic_fetch_add_explicit(&g_selections, 1, memory_order_relaxed);
   stc_rt__note_cache_warnings(tuner, before.cache_warnings);

@@ -31,6 +31,11 @@ stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config);
 /* The tuner if it exists already (never creates it), else NULL. */
 stc_tuner *stc_rt__tuner_if_started(void);
 
+/* The tuner's explore hook (stc_tuner_set_explore_hook): calls the
+ * application's stc_rt_set_explore_hook with the site being selected on
+ * this thread. */
+void stc_rt__explore_started(void *user);
+
 /* The tuner's counters, zero while it does not exist. */
 void stc_rt__tuner_stats(stc_tuner_stats *out);
 

@@ -192,6 +192,15 @@ stc_status stc_rt_dispatch_reports(stc_tune_report **out, size_t *count);
 /* Prints every retained report as a table on stream (stderr when NULL). */
 void stc_rt_dispatch_reports_print(FILE *stream);
 
+/* For a JIT that compiles variants on demand (stc-run's lazy variants):
+ * hook(site, user) runs on the tuning thread when a select of site is about
+ * to explore (time its candidates), before the tuning's budget clock starts,
+ * so that compiling them there counts in no trial, budget or target; it
+ * runs for no select served from memory or disk. NULL: none. Set it before
+ * the first site call. */
+typedef void (*stc_rt_explore_hook)(const stc_rt_site *site, void *user);
+void stc_rt_set_explore_hook(stc_rt_explore_hook hook, void *user);
+
 /* Drops every decision of site (memory and disk) and empties its static
  * slot, so the next call of each workload re-tunes; with ban, those winners
  * other than the reference are never selected again for their workloads.

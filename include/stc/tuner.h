@@ -411,6 +411,13 @@ bool stc_tuner_is_tuning(void);
 void stc_tuner_set_clock(stc_tuner *tuner, uint64_t (*now_ns)(void *user),
                          void *user);
 
+/* Called on the selecting thread when a select is about to explore (run
+ * candidates), before its budget clock starts: its time counts in no
+ * budget, target or trial (a JIT compiles the candidates there: stc-run's
+ * lazy variants). NULL: none. */
+void stc_tuner_set_explore_hook(stc_tuner *tuner, void (*hook)(void *user),
+                                void *user);
+
 #ifdef __cplusplus
 }
 #endif

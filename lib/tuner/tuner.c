@@ -173,6 +173,8 @@ struct stc_tuner {
   stc_tuner_stats stats;
   uint64_t (*clock)(void *user);
   void *clock_user;
+  void (*explore_hook)(void *user); /* stc_tuner_set_explore_hook */
+  void *explore_user;
   /* The disk records' winners, read once (stc_tuner_win_counts). */
   enum { DISK_WINS_UNREAD, DISK_WINS_READING, DISK_WINS_READ } disk_wins_state;
   stc__won_records disk_wins;
@@ -469,6 +471,16 @@ void stc_tuner_set_clock(stc_tuner *tuner, uint64_t (*now_ns)(void *user),
   lock_state(tuner);
   tuner->clock = now_ns;
   tuner->clock_user = now_ns ? user : NULL;
+  unlock_state(tuner);
+}
+
+void stc_tuner_set_explore_hook(stc_tuner *tuner, void (*hook)(void *user),
+                                void *user) {
+  if (!tuner)
+    return;
+  lock_state(tuner);
+  tuner->explore_hook = hook;
+  tuner->explore_user = hook ? user : NULL;
   unlock_state(tuner);
 }
 
@@ -1213,7 +1225,11 @@ static stc_status explore(stc_tuner *t, const select_request *req,
   lock_state(t);
   clock.now = t->clock ? t->clock : monotonic_ns;
   clock.user = t->clock_user;
+  void (*hook)(void *user) = t->explore_hook;
+  void *hook_user = t->explore_user;
   unlock_state(t);
+  if (hook)
+    hook(hook_user); /* before the clock: no budget pays for it */
   clock.started = clock.now(clock.user);
 
   memset(x, 0, sizeof *x);

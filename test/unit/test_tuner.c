@@ -681,6 +681,53 @@ STC_TEST(rule3_memory_hit_returns_verified_record) {
   stc_tuner_destroy(t);
 }
 
+/* stc_tuner_set_explore_hook: called once per exploration, before its
+ * budget clock starts (a JIT compiles the candidates there), and never for
+ * a decision from memory. */
+typedef struct explore_probe {
+  uint64_t *now;
+  int calls;
+} explore_probe;
+
+static void probe_explore(void *user) {
+  explore_probe *probe = user;
+  probe->calls++;
+  *probe->now += UINT64_C(3600) * 1000000000u; /* an hour: past any budget */
+}
+
+STC_TEST(explore_hook_runs_before_the_budget_clock) {
+  stc_tuner *t = default_tuner();
+  uint64_t now = 5000;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  explore_probe probe = {&now, 0};
+  stc_tuner_set_explore_hook(t, probe_explore, &probe);
+  stc_problem p = make_problem("w");
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  uint64_t times[FAKE_MAX] = {100, 50, 80};
+  fake f;
+  fake_init(&f, 3, times);
+  f.clock = &now;
+  stc_decision d1, d2;
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d1), STC_OK);
+  STC_CHECK_EQ_INT(d1.source, STC_SOURCE_TUNED);
+  STC_CHECK_EQ_INT(probe.calls, 1);
+  STC_CHECK_EQ_U64(d1.index, 1); /* every candidate ran: no budget cut */
+  STC_CHECK(f.measures[2] > 0);
+  stc_tune_report *r;
+  size_t n;
+  STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+  STC_CHECK(!r[0].budget_exhausted);
+  STC_CHECK(r[0].elapsed_ns < UINT64_C(1000000000));
+  stc_tune_reports_free(r, n);
+  STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d2), STC_OK);
+  STC_CHECK_EQ_INT(d2.source, STC_SOURCE_MEMORY_CACHE);
+  STC_CHECK_EQ_INT(probe.calls, 1);
+  stc_decision_clear(&d1);
+  stc_decision_clear(&d2);
+  stc_tuner_destroy(t);
+}
+
 STC_TEST(rule3_unchecked_winner_stays_unverified) {
   /* Without required validation a candidate may win unchecked, and its
    * decisions never claim verification, in memory either. */

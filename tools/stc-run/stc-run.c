@@ -45,6 +45,7 @@
 #include <mlir-c/RegisterEverything.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -772,6 +773,8 @@ static bool preload_libraries(const run_options *options, bool openmp) {
 typedef struct lazy_unit {
   struct loaded_code *code;
   size_t index;
+  uint64_t stubs[2];    /* its entries' stub addresses (the tables') */
+  atomic_bool prepared; /* an explore hook has compiled it */
 } lazy_unit;
 
 typedef struct loaded_code {
@@ -786,6 +789,9 @@ typedef struct loaded_code {
   LLVMOrcLazyCallThroughManagerRef lctm;
   atomic_size_t units_compiled;
   atomic_uint_fast64_t compile_ns; /* their compile times, summed */
+  int compile_threads; /* for a site's candidates before it explores */
+  atomic_size_t units_prepared;    /* asked for by prepare_site */
+  atomic_uint_fast64_t prepare_ns; /* prepare_site's wall time, summed */
 } loaded_code;
 
 /* Prints an ORC error after "stc-run: error: <what>: " and consumes it. */
@@ -819,11 +825,13 @@ typedef struct object_list { /* the objects of one module, not owned */
 static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib);
 
 static bool load_objects(const object_list *objects,
-                         const stc_emit_lazy *lazy, loaded_code *code) {
+                         const stc_emit_lazy *lazy, int compile_threads,
+                         loaded_code *code) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   memset(code, 0, sizeof *code);
   code->lazy = lazy;
+  code->compile_threads = compile_threads;
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&code->jit, LLVMOrcCreateLLJITBuilder());
   if (err) {
     code->jit = NULL;
@@ -937,6 +945,106 @@ static void discard_unit(void *user, LLVMOrcJITDylibRef dylib,
 
 static void destroy_unit(void *user) { (void)user; }
 
+/* Compiles units[0..count) of a site, each on a thread of its own, at most
+ * compile_threads at once: a lookup of a unit's prefixed entry compiles and
+ * links it on the looking-up thread (ORC makes a concurrent first call
+ * wait for that compile). A failure was reported by the session; the
+ * variant's call then stops the run (lazy_call_failed). */
+typedef struct prepare_job {
+  loaded_code *code;
+  lazy_unit **units;
+  size_t count;
+  atomic_size_t next;
+} prepare_job;
+
+static void *prepare_worker(void *arg) {
+  prepare_job *job = arg;
+  for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->count;) {
+    const char *const *roots = NULL;
+    stc_emit_lazy_roots(job->code->lazy, job->units[i]->index, &roots);
+    size_t size = sizeof STC_EMIT_LAZY_PREFIX + strlen(roots[0]);
+    char *name = malloc(size);
+    if (!name)
+      continue; /* the call compiles it then */
+    snprintf(name, size, "%s%s", STC_EMIT_LAZY_PREFIX, roots[0]);
+    LLVMOrcExecutorAddress address = 0;
+    LLVMErrorRef err = LLVMOrcLLJITLookup(job->code->jit, &address, name);
+    if (err)
+      LLVMConsumeError(err); /* reported by the session */
+    free(name);
+  }
+  return NULL;
+}
+
+/* stc_rt_set_explore_hook: site is about to time its candidates, which
+ * must not include their compile. */
+static void prepare_site(const stc_rt_site *site, void *user) {
+  loaded_code *code = user;
+  size_t count = stc_emit_lazy_units(code->lazy);
+  lazy_unit **units = calloc(site->num_variants ? site->num_variants : 1,
+                             sizeof *units);
+  if (!units)
+    return; /* each compiles on its first call */
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  prepare_job job = {.code = code, .units = units};
+  for (uint32_t v = 0; v < site->num_variants; v++)
+    for (size_t u = 0; u < count; u++)
+      if (site->variants[v].entry &&
+          (code->units[u].stubs[0] ==
+               (uint64_t)(uintptr_t)site->variants[v].entry ||
+           code->units[u].stubs[1] ==
+               (uint64_t)(uintptr_t)site->variants[v].entry)) {
+        if (!atomic_exchange(&code->units[u].prepared, true))
+          units[job.count++] = &code->units[u];
+        break;
+      }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t threads = code->compile_threads > 0 ? (size_t)code->compile_threads
+                   : cpus < 1                ? 1
+                                             : (size_t)cpus;
+  if (threads > STC_EMIT_MAX_PARTITIONS)
+    threads = STC_EMIT_MAX_PARTITIONS;
+  if (threads > job.count)
+    threads = job.count;
+  pthread_t workers[STC_EMIT_MAX_PARTITIONS];
+  size_t started = 0;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, (size_t)64 << 20); /* LLVM recurses */
+  for (; started + 1 < threads; started++)
+    if (pthread_create(&workers[started], &attr, prepare_worker, &job) != 0)
+      break;
+  pthread_attr_destroy(&attr);
+  prepare_worker(&job); /* this thread works too */
+  for (size_t k = 0; k < started; k++)
+    pthread_join(workers[k], NULL);
+  free(units);
+  atomic_fetch_add(&code->units_prepared, job.count);
+  atomic_fetch_add(&code->prepare_ns,
+                   (uint_fast64_t)(seconds_since(&t) * 1e9));
+}
+
+/* The stub addresses of the units' entries (the linked eager objects'
+ * dispatch tables hold them), for prepare_site; then the hook. */
+static void lazy_units_ready(loaded_code *code) {
+  size_t count = stc_emit_lazy_units(code->lazy);
+  for (size_t u = 0; u < count; u++) {
+    const char *const *roots = NULL;
+    size_t n = stc_emit_lazy_roots(code->lazy, u, &roots);
+    for (size_t k = 0; k < n && k < 2; k++) {
+      LLVMOrcExecutorAddress address = 0;
+      LLVMErrorRef err = LLVMOrcLLJITLookup(code->jit, &address, roots[k]);
+      if (err)
+        LLVMConsumeError(err);
+      else
+        code->units[u].stubs[k] = address;
+    }
+  }
+  if (count)
+    stc_rt_set_explore_hook(prepare_site, code);
+}
+
 /* "__stc_lazy.<name>", interned; NULL without memory. */
 static LLVMOrcSymbolStringPoolEntryRef lazy_name(LLVMOrcLLJITRef jit,
                                                 const char *name) {
@@ -983,7 +1091,7 @@ static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib) {
       LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
   size_t at = 0;
   for (size_t u = 0; !err && u < count; u++) {
-    code->units[u] = (lazy_unit){code, u};
+    code->units[u] = (lazy_unit){.code = code, .index = u};
     const char *const *roots;
     size_t n = stc_emit_lazy_roots(code->lazy, u, &roots);
     LLVMOrcCSymbolFlagsMapPairs symbols = calloc(n, sizeof *symbols);
@@ -1041,6 +1149,8 @@ static void unload(loaded_code *code) {
     free(code->units);
     return;
   }
+  if (code->lazy)
+    stc_rt_set_explore_hook(NULL, NULL);
   if (code->initialized) {
     uint64_t dtors = orc_lookup(code, STC_EMIT_DTORS_SYMBOL);
     if (dtors)
@@ -1657,25 +1767,19 @@ static void print_timing(const phase_times *times, const char *outcome) {
             times->emit.serial_cpu_s);
   if (times->lazy_units)
     fprintf(stderr,
-            "stc-run: timing: lazy variants: %zu variant(s) left to compile on "
-            "their first call\n",
+            "stc-run: timing: lazy variants: %zu variant(s) left to compile "
+            "when first needed\n",
             times->lazy_units);
   fprintf(stderr, "stc-run: object cache: %s\n", outcome);
 }
 
-/* Whether a compile leaves non-reference variants to their first call:
- * only when nothing can time them (STC_TUNE=cache-only or off: a variant
- * runs only as a disk decision's winner, whose check compares results, not
- * times; exploring would count each candidate's compile in its trial and
- * in the site's tuning budget) and when the objects are not stored (the
- * object cache holds complete compiles only). STC_RUN_LAZY_VARIANTS=0
- * turns it off. */
+/* Whether a compile leaves non-reference variants to their first call (or
+ * to their site's exploration, prepare_site): when the objects are not
+ * stored (the object cache holds complete compiles only).
+ * STC_RUN_LAZY_VARIANTS=0 turns it off. */
 static bool lazy_variants_wanted(const object_cache_use *use) {
   const char *setting = getenv("STC_RUN_LAZY_VARIANTS");
-  if (use->cache || (setting && strcmp(setting, "0") == 0))
-    return false;
-  const char *mode = getenv("STC_TUNE");
-  return mode && (strcmp(mode, "cache-only") == 0 || strcmp(mode, "off") == 0);
+  return !use->cache && !(setting && strcmp(setting, "0") == 0);
 }
 
 static int run(const run_options *options) {
@@ -1743,10 +1847,12 @@ static int run(const run_options *options) {
   loaded_code loaded = {0};
   if (code < 0) {
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (!load_objects(&objects, lazy, &loaded))
+    if (!load_objects(&objects, lazy, options->compile_threads, &loaded))
       code = EXIT_FAILURE_RUN;
     else
       code = resolve_entry(&loaded, options);
+    if (code < 0 && loaded.lazy)
+      lazy_units_ready(&loaded);
     times.load = seconds_since(&t);
   }
   if (hit)
@@ -1765,10 +1871,13 @@ static int run(const run_options *options) {
     export_profile();
     if (options->timing && loaded.lazy)
       fprintf(stderr,
-              "stc-run: timing: lazy variants: %zu of %zu compiled on their "
-              "first call (%.3f s)\n",
+              "stc-run: timing: lazy variants: %zu of %zu compiled after the "
+              "start (%.3f s of compiling; %zu before their site explored, "
+              "%.3f s wall)\n",
               atomic_load(&loaded.units_compiled), times.lazy_units,
-              (double)atomic_load(&loaded.compile_ns) * 1e-9);
+              (double)atomic_load(&loaded.compile_ns) * 1e-9,
+              atomic_load(&loaded.units_prepared),
+              (double)atomic_load(&loaded.prepare_ns) * 1e-9);
   }
   /* A run that failed must not replace a good profile with an empty one. */
   if (code != EXIT_OK)
