@@ -8,10 +8,10 @@
  * kept in the object cache (stc/object_cache.h, beside the tuning cache),
  * keyed by a hash of the input and of everything else that changes the code;
  * a hit skips parsing, the --tune-hot-paths pipeline and code generation.
- * Lazy variants: when nothing will time a variant (STC_TUNE=cache-only or
- * off) and nothing is stored, the non-reference variants of the dispatch
- * sites are left out of that object and compiled on their first call
- * (stc_emit_lazy, add_lazy_units below).
+ * Lazy variants: when nothing is stored, the non-reference variants of the
+ * dispatch sites are left out of that object and compiled when first
+ * needed: before their site explores, or on their first call
+ * (stc_emit_lazy, add_lazy_units and prepare_site below).
  *
  * In: a module already lowered to the LLVM dialect (file or stdin), the entry
  * point name and result type, shared libraries. Out: whatever the program
@@ -139,10 +139,10 @@ static const char usage_text[] =
     "module), or STC_RUN_COMPILE_THREADS=<1-8> (1: one object, optimized\n"
     "whole).\n"
     "\n"
-    "With STC_TUNE=cache-only or off and no object cache to store into\n"
-    "(--no-object-cache), variants other than each site's reference are\n"
-    "compiled on their first call only (STC_RUN_LAZY_VARIANTS=0: before the\n"
-    "entry runs, like everything else).\n"
+    "A compile not stored in the object cache (--no-object-cache) leaves\n"
+    "each site's variants other than its reference until first needed:\n"
+    "before the site explores (in parallel), or on their first call\n"
+    "(STC_RUN_LAZY_VARIANTS=0: before the entry runs, like the rest).\n"
     "\n"
     "Exit status: 0 ok, 1 run failure, 2 bad option, 3 bad input.\n";
 
