@@ -498,9 +498,9 @@ static bool variant_function(plan *p, LLVMValueRef record, unsigned index,
 }
 
 /* Marks the references (pinned) and the other variants' roots (unit) of
- * every well-formed site table of the module; returns the number of units
- * (-1 without memory). A table of another layout is not a site: nothing of
- * it is lazy. */
+ * every well-formed site table of the module; returns the number of units.
+ * A table of another layout is not a site: nothing of it is lazy. A
+ * function that is some site's reference is never lazy. */
 static long find_variant_roots(plan *p) {
   long units = 0;
   /* Pass 1 pins every reference; pass 2 makes units of the rest. */
@@ -670,7 +670,7 @@ static int plan_partitions(LLVMModuleRef module, int wanted, bool automatic,
   }
   if (lazy) {
     long units = find_variant_roots(p);
-    if (units < 0 || (units > 0 && !close_units(p))) {
+    if (units > 0 && !close_units(p)) {
       free(parent);
       plan_free(p);
       return 1;
