@@ -45,9 +45,9 @@
 #include <mlir-c/RegisterEverything.h>
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
