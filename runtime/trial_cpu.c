@@ -112,6 +112,7 @@ struct stc_rt__trial {
    * longer the pristine state, so nothing else may run. */
   bool served;
   char check_message[256]; /* why check_on_call failed, or "" */
+  char unready[1200];      /* why a variant could not run (UNAVAILABLE) */
 };
 
 static uint64_t now_ns(void) {
@@ -271,10 +272,26 @@ static void run_on(stc_rt__trial *t, size_t variant, bool reference_set,
     *ns = end - start;
 }
 
+/* A BLAS variant runs only once its library is loaded (runtime/blas.c
+ * decides eligibility without loading it); false, with the reason in
+ * t->unready, when it does not load. */
+static bool variant_ready(stc_rt__trial *t, size_t variant) {
+  if (t->site->variants[variant].eligibility != STC_RT_ELIGIBLE_BLAS)
+    return true;
+  const char *why = NULL;
+  if (stc_rt__blas_load(&why))
+    return true;
+  snprintf(t->unready, sizeof t->unready, "vendor BLAS not loaded: %s",
+           why ? why : "unknown reason");
+  return false;
+}
+
 stc_status stc_rt__trial_measure(stc_rt__trial *trial, size_t variant,
                                  uint64_t *ns) {
   if (!trial || variant >= trial->site->num_variants || !ns || trial->served)
     return STC_ERR_INVALID;
+  if (!variant_ready(trial, variant))
+    return STC_ERR_UNAVAILABLE;
   run_on(trial, variant, false, ns);
   return STC_OK;
 }
@@ -412,6 +429,8 @@ static stc_status comparison_begin(stc_rt__trial *t, size_t reference,
   if (!t || reference >= t->site->num_variants ||
       candidate >= t->site->num_variants || !tolerance || t->served)
     return STC_ERR_INVALID;
+  if (!variant_ready(t, reference) || !variant_ready(t, candidate))
+    return STC_ERR_UNAVAILABLE; /* nothing ran */
   out->compared_bytes = readback_bytes(t);
   out->supported = out->compared_bytes <= tolerance->readback_limit;
   if (out->supported &&
@@ -488,6 +507,14 @@ static stc_status trial_verdict(const stc_rt__comparison *c,
   return STC_OK;
 }
 
+/* Passes status on, with the reason a variant could not run. */
+static stc_status unready_message(const stc_rt__trial *t, stc_status status,
+                                  char *message, size_t message_size) {
+  if (status == STC_ERR_UNAVAILABLE)
+    snprintf(message, message_size, "%s", t->unready);
+  return status;
+}
+
 static stc_status trial_validate(void *user, size_t reference,
                                  size_t candidate,
                                  const stc_tolerance *tolerance,
@@ -497,7 +524,7 @@ static stc_status trial_validate(void *user, size_t reference,
   stc_status status =
       stc_rt__trial_compare(user, reference, candidate, tolerance, &c);
   if (status != STC_OK)
-    return status;
+    return unready_message(user, status, message, message_size);
   return trial_verdict(&c, outcome, message, message_size);
 }
 
@@ -512,7 +539,7 @@ static stc_status trial_check_on_call(void *user, size_t reference,
   stc_status status =
       stc_rt__trial_check_on_call(t, reference, candidate, tolerance, &c);
   if (status != STC_OK)
-    return status;
+    return unready_message(t, status, message, message_size);
   *served = t->served;
   status = trial_verdict(&c, outcome, message, message_size);
   /* Kept for the dispatcher's warning (stc_rt__trial_check_message). */
@@ -524,7 +551,9 @@ static stc_status trial_check_on_call(void *user, size_t reference,
 static stc_status trial_measure(void *user, size_t candidate,
                                 uint64_t *elapsed_ns, char *message,
                                 size_t message_size) {
-  return stc_rt__trial_measure(user, candidate, elapsed_ns);
+  return unready_message(user, stc_rt__trial_measure(user, candidate,
+                                                     elapsed_ns),
+                         message, message_size);
 }
 
 stc_trial_runner stc_rt__trial_runner(stc_rt__trial *trial) {
