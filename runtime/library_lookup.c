@@ -145,7 +145,8 @@ stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
   char real[PATH_MAX];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    snprintf(why, why_size, "%s: %s", path, strerror(errno));
+    snprintf(why, why_size, "%s: cannot open shared object file: %s", path,
+             strerror(errno));
     return STC_RT__LIBRARY_MISSING;
   }
   struct stat st;
