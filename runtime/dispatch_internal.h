@@ -113,9 +113,11 @@ typedef struct stc_rt__comparison {
 } stc_rt__comparison;
 
 /* Creates a trial runner for one call of site whose argument descriptors
- * (C-interface layout) are descriptors[0..num_args-1]. Allocates a scratch
- * buffer and a reference-output buffer per OUTPUT/INOUT argument; the
- * caller's buffers are never written. STC_ERR_NOMEM / STC_ERR_INVALID (bad
+ * (C-interface layout) are descriptors[0..num_args-1]. A scratch buffer and
+ * a reference-output buffer per OUTPUT/INOUT argument are allocated when
+ * first needed (a cached decision whose winner is the reference runs
+ * nothing; a check on the call needs only the reference's); the caller's
+ * buffers are never written, except by trial_check_on_call. STC_ERR_NOMEM / STC_ERR_INVALID (bad
  * shapes) with a reason in message. The caller owns *out. */
 stc_status stc_rt__trial_create(const stc_rt_site *site,
                                 void *const *descriptors, stc_rt__trial **out,
