@@ -4,8 +4,17 @@
  *      $STC_BLAS_LIBRARY, read once, on first use.
  * Out: the linalg op's result accumulated into its output, computed by the
  *      CBLAS library loaded with dlopen where the operands' layout allows,
- *      by a plain loop otherwise; whether a library is loaded (site
- *      eligibility, dispatch.c) and why not.
+ *      by a plain loop otherwise; whether BLAS variants are eligible (site
+ *      eligibility, dispatch.c) and why not, and the library's identity.
+ *
+ * Eligibility and identity come from finding the file dlopen would open
+ * (library_lookup.c), not from loading it: a process whose tuning cache
+ * names no BLAS winner never loads the library (OpenBLAS starts its
+ * threads in its constructor: 10-15 ms of a short process). The file found
+ * is loaded, by its path, just before a BLAS variant first runs
+ * (stc_rt__blas_load: a trial, or a winner about to be published); if it
+ * then fails to load, or is no longer the file identified, BLAS variants
+ * become ineligible with a warning and their sites select again.
  *
  * Nothing is linked at build time (libstc_rt stays free of BLAS): the
  * library is found at run time, so a deployed model with BLAS variants still
@@ -49,20 +58,28 @@ typedef void (*sgemv_fn)(int, int, int, int, float, const float *, int,
 typedef void (*dgemv_fn)(int, int, int, int, double, const double *, int,
                          const double *, int, double, double *, int);
 
-/* Loaded at most once per process (stc_rt__blas_reset aside): `done` is
- * published with release after every other field is written. */
+/* Two steps, each at most once per process (stc_rt__blas_reset aside):
+ * the lookup finds the file dlopen would open, without loading it
+ * (library_lookup.c; eligibility and the identity keys are decided from
+ * it), and the load opens that file when a BLAS variant is about to run.
+ * `g_probed` and `g_done` are published with release after the fields
+ * they guard are written. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_bool g_done;
+static atomic_bool g_probed, g_done, g_attempted;
 static struct {
+  /* the lookup */
+  bool found; /* path is to be loaded */
+  char path[PATH_MAX];
+  char identity[PATH_MAX + 256]; /* "" = unknown (stc_rt__blas_identity) */
+  /* the load */
   bool loaded;
   sgemm_fn sgemm;
   dgemm_fn dgemm;
   sgemv_fn sgemv;
   dgemv_fn dgemv;
-  char library[256];
+  char library[PATH_MAX];
   char why[1024];
   char reason[1100]; /* "vendor BLAS not loaded: <why>" */
-  char identity[PATH_MAX + 256]; /* "" = unknown (stc_rt__blas_identity) */
 } g_blas;
 
 static void append_why(const char *format, const char *a, const char *b) {
@@ -71,11 +88,23 @@ static void append_why(const char *format, const char *a, const char *b) {
            a, b);
 }
 
-static void note_identity(void *symbol);
+/* "blas=<file identity>" of the object behind handle, "" when unknown. */
+static void identity_of_handle(void *handle, char *identity, size_t size) {
+  struct link_map *map = NULL;
+  char file[PATH_MAX + 200], why[PATH_MAX + 64];
+  identity[0] = 0;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
+      map->l_name[0] &&
+      stc_rt__library_examine(map->l_name, file, sizeof file, why,
+                              sizeof why) == STC_RT__LIBRARY_FOUND)
+    snprintf(identity, size, "blas=%s", file);
+}
 
 /* Opens `name` and resolves the four routines; false (with the reason
- * appended to g_blas.why) when it does not load or lacks one. */
-static bool try_library(const char *name) {
+ * appended to g_blas.why) when it does not load or lacks one. *handle_out
+ * gets the handle on success. */
+static bool try_library(const char *name, void **handle_out) {
+  atomic_store_explicit(&g_attempted, true, memory_order_relaxed);
   void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *error = dlerror();
@@ -99,73 +128,8 @@ static bool try_library(const char *name) {
   memcpy(&g_blas.sgemv, &found[2], sizeof found[2]);
   memcpy(&g_blas.dgemv, &found[3], sizeof found[3]);
   snprintf(g_blas.library, sizeof g_blas.library, "%s", name);
-  note_identity(found[0]);
+  *handle_out = handle;
   return true;
-}
-
-/* What find_build_id looks for and finds. */
-typedef struct build_id_search {
-  uintptr_t address; /* inside the library */
-  char hex[2 * 64 + 1];
-} build_id_search;
-
-/* dl_iterate_phdr callback: in the object one of whose loaded segments
- * holds search->address, the GNU build-id note as hex. */
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *user) {
-  build_id_search *search = user;
-  bool inside = false;
-  for (size_t i = 0; i < info->dlpi_phnum && !inside; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-    inside = ph->p_type == PT_LOAD && search->address >= start &&
-             search->address - start < ph->p_memsz;
-  }
-  if (!inside)
-    return 0;
-  for (size_t i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_NOTE)
-      continue;
-    const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
-    size_t at = 0;
-    while (at + sizeof(ElfW(Nhdr)) <= ph->p_filesz) {
-      ElfW(Nhdr) header;
-      memcpy(&header, note + at, sizeof header);
-      size_t name_at = at + sizeof header;
-      size_t desc_at = name_at + ((header.n_namesz + 3u) & ~(size_t)3);
-      size_t next = desc_at + ((header.n_descsz + 3u) & ~(size_t)3);
-      if (next > ph->p_filesz)
-        break;
-      if (header.n_type == NT_GNU_BUILD_ID && header.n_namesz == 4 &&
-          memcmp(note + name_at, "GNU", 4) == 0 && header.n_descsz <= 64) {
-        for (size_t b = 0; b < header.n_descsz; b++)
-          snprintf(search->hex + 2 * b, 3, "%02x",
-                   (unsigned char)note[desc_at + b]);
-        return 1;
-      }
-      at = next;
-    }
-  }
-  return 1; /* the object, without a build id */
-}
-
-/* The identity of the library that provides `symbol` as loaded: its real
- * path, size, modification time and GNU build id (when it has one). Left
- * "" when the file cannot be named or read: then it is unknown. */
-static void note_identity(void *symbol) {
-  Dl_info info;
-  char path[PATH_MAX];
-  struct stat st;
-  g_blas.identity[0] = 0;
-  if (!dladdr(symbol, &info) || !info.dli_fname ||
-      !realpath(info.dli_fname, path) || stat(path, &st) != 0)
-    return;
-  build_id_search search = {(uintptr_t)symbol, ""};
-  dl_iterate_phdr(find_build_id, &search);
-  snprintf(g_blas.identity, sizeof g_blas.identity,
-           "blas=%s;size=%" PRIu64 ";mtime=%lld.%09ld;build-id=%s", path,
-           (uint64_t)st.st_size, (long long)st.st_mtim.tv_sec,
-           (long)st.st_mtim.tv_nsec, search.hex[0] ? search.hex : "none");
 }
 
 static bool env_says_off(const char *value) {
@@ -173,35 +137,103 @@ static bool env_says_off(const char *value) {
                    strcmp(value, "no") == 0 || strcmp(value, "false") == 0);
 }
 
-static void load_once(void) {
+static void finish_load_locked(void) {
+  if (g_blas.loaded)
+    g_blas.why[0] = 0;
+  snprintf(g_blas.reason, sizeof g_blas.reason, "vendor BLAS not loaded: %s",
+           g_blas.why);
+  atomic_store_explicit(&g_done, true, memory_order_release);
+}
+
+/* The lookup could not decide: load as dlopen finds it, each name in turn
+ * (then the identity is that of the object loaded). */
+static void load_by_names_locked(const char *const *names, size_t count) {
+  void *handle = NULL;
+  for (size_t i = 0; i < count && !g_blas.loaded; i++)
+    g_blas.loaded = try_library(names[i], &handle);
+  if (g_blas.loaded)
+    identity_of_handle(handle, g_blas.identity, sizeof g_blas.identity);
+  g_blas.found = g_blas.loaded;
+  finish_load_locked();
+}
+
+static void probe_locked(void) {
   if (env_says_off(getenv("STC_BLAS"))) {
     snprintf(g_blas.why, sizeof g_blas.why, "STC_BLAS=off");
-    return;
-  }
-  const char *chosen = getenv("STC_BLAS_LIBRARY");
-  if (chosen && *chosen) {
-    g_blas.loaded = try_library(chosen);
+    finish_load_locked();
     return;
   }
   static const char *const defaults[] = {"libopenblas.so.0", "libopenblas.so",
                                          "libblas.so.3"};
-  for (size_t i = 0; i < sizeof defaults / sizeof *defaults && !g_blas.loaded; i++)
-    g_blas.loaded = try_library(defaults[i]);
-  if (g_blas.loaded)
-    g_blas.why[0] = 0;
+  const char *chosen = getenv("STC_BLAS_LIBRARY");
+  const char *const *names = chosen && *chosen ? &chosen : defaults;
+  size_t count = chosen && *chosen ? 1 : sizeof defaults / sizeof *defaults;
+  for (size_t i = 0; i < count; i++) {
+    char file[PATH_MAX + 200], why[PATH_MAX + 128];
+    stc_rt__lookup found = stc_rt__library_find(
+        names[i], g_blas.path, sizeof g_blas.path, file, sizeof file, why,
+        sizeof why);
+    if (found == STC_RT__LIBRARY_UNDECIDED) {
+      g_blas.why[0] = 0;
+      load_by_names_locked(names + i, count - i);
+      return;
+    }
+    if (found == STC_RT__LIBRARY_FOUND) {
+      g_blas.found = true;
+      g_blas.why[0] = 0;
+      snprintf(g_blas.identity, sizeof g_blas.identity, "blas=%s", file);
+      return;
+    }
+    append_why("%s%s%s", why, "");
+  }
+  finish_load_locked(); /* nothing to load */
 }
 
-static void ensure_loaded(void) {
-  if (atomic_load_explicit(&g_done, memory_order_acquire))
+static void ensure_probed(void) {
+  if (atomic_load_explicit(&g_probed, memory_order_acquire))
     return;
   pthread_mutex_lock(&g_lock);
-  if (!atomic_load_explicit(&g_done, memory_order_relaxed)) {
-    load_once();
-    snprintf(g_blas.reason, sizeof g_blas.reason, "vendor BLAS not loaded: %s",
-             g_blas.why);
-    atomic_store_explicit(&g_done, true, memory_order_release);
+  if (!atomic_load_explicit(&g_probed, memory_order_relaxed)) {
+    probe_locked();
+    atomic_store_explicit(&g_probed, true, memory_order_release);
   }
   pthread_mutex_unlock(&g_lock);
+}
+
+/* Loads the file the lookup found; it must still be that file, since the
+ * identity keys were made from it. */
+static void load_found_locked(void) {
+  void *handle = NULL;
+  if (try_library(g_blas.path, &handle)) {
+    char loaded[sizeof g_blas.identity];
+    identity_of_handle(handle, loaded, sizeof loaded);
+    if (strcmp(loaded, g_blas.identity) == 0) {
+      g_blas.loaded = true;
+    } else {
+      /* Kept mapped (it may have started threads); never called. */
+      append_why("%s%s changed between its lookup and its load%s", g_blas.path,
+                 "");
+    }
+  }
+  if (!g_blas.loaded)
+    stc_rt__warn("vendor BLAS '%s' was found but does not load (%s); BLAS "
+                 "variants are ineligible in this process and their sites "
+                 "run other variants",
+                 g_blas.path, g_blas.why);
+  finish_load_locked();
+}
+
+bool stc_rt__blas_load(const char **why) {
+  ensure_probed();
+  if (!atomic_load_explicit(&g_done, memory_order_acquire)) {
+    pthread_mutex_lock(&g_lock);
+    if (!atomic_load_explicit(&g_done, memory_order_relaxed))
+      load_found_locked();
+    pthread_mutex_unlock(&g_lock);
+  }
+  if (why)
+    *why = g_blas.loaded ? NULL : g_blas.why;
+  return g_blas.loaded;
 }
 
 /* Test-only: forget the outcome so the next call reads the environment
@@ -211,30 +243,41 @@ void stc_rt__blas_reset(void) {
   pthread_mutex_lock(&g_lock);
   memset(&g_blas, 0, sizeof g_blas);
   atomic_store_explicit(&g_done, false, memory_order_release);
+  atomic_store_explicit(&g_probed, false, memory_order_release);
+  atomic_store_explicit(&g_attempted, false, memory_order_release);
   pthread_mutex_unlock(&g_lock);
 }
 
 bool stc_rt__blas_attempted(void) {
-  return atomic_load_explicit(&g_done, memory_order_acquire);
+  return atomic_load_explicit(&g_attempted, memory_order_acquire);
+}
+
+bool stc_rt__blas_probed(void) {
+  return atomic_load_explicit(&g_probed, memory_order_acquire);
 }
 
 bool stc_rt_blas_available(const char **library, const char **why) {
-  ensure_loaded();
+  bool loaded = stc_rt__blas_load(why);
   if (library)
-    *library = g_blas.loaded ? g_blas.library : NULL;
-  if (why)
-    *why = g_blas.loaded ? NULL : g_blas.why;
-  return g_blas.loaded;
+    *library = loaded ? g_blas.library : NULL;
+  return loaded;
 }
 
+/* Both answer from the lookup until a load was tried, then from the load:
+ * a library found but failing to load makes BLAS variants ineligible. */
 const char *stc_rt__blas_identity(void) {
-  return stc_rt_blas_available(NULL, NULL) && g_blas.identity[0]
-             ? g_blas.identity
-             : NULL;
+  ensure_probed();
+  bool done = atomic_load_explicit(&g_done, memory_order_acquire);
+  bool usable = done ? g_blas.loaded : g_blas.found;
+  return usable && g_blas.identity[0] ? g_blas.identity : NULL;
 }
 
 const char *stc_rt__blas_ineligible_reason(void) {
-  return stc_rt_blas_available(NULL, NULL) ? NULL : g_blas.reason;
+  ensure_probed();
+  bool done = atomic_load_explicit(&g_done, memory_order_acquire);
+  if (done ? g_blas.loaded : g_blas.found)
+    return NULL;
+  return g_blas.reason;
 }
 
 /* ---- strided views ---- */

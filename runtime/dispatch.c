@@ -496,6 +496,13 @@ static void free_identities(char **identities, size_t count) {
   free(identities);
 }
 
+/* Whether variant may run on the caller's arguments now: a BLAS variant
+ * needs its library loaded (blas.c loads it here, the first time). */
+static bool variant_can_run(const stc_rt_site *site, size_t variant) {
+  return site->variants[variant].eligibility != STC_RT_ELIGIBLE_BLAS ||
+         stc_rt__blas_load(NULL);
+}
+
 /* Asks the tuner for w's variant, runs the trials, publishes. Returns the
  * variant this call runs; *served is set when the call has already run
  * (the check of a disk decision ran it on the caller's arguments). */
@@ -597,6 +604,16 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       print_decision(site, w, &decision);
     stc_decision_clear(&decision);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else if (!*served && decision.index < count &&
+             !variant_can_run(site, decision.index)) {
+    /* A BLAS winner (a trusted or unchecked record) whose library, found
+     * when eligibility was decided, does not load now (blas.c warned):
+     * this call runs the reference; nothing is published, so the next
+     * call selects again with BLAS variants ineligible (another key). */
+    if (config->print_reports)
+      print_decision(site, w, &decision);
+    stc_decision_clear(&decision);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   } else {
     bool tuned = decision.source == STC_SOURCE_TUNED;
     if (!tuned && config->print_reports)
@@ -641,8 +658,15 @@ static void check_all(site_state *s, const workload *w, void *const *desc,
       continue;
     }
     stc_rt__comparison c;
-    stc_rt__trial_compare(trial, site->reference, v,
-                          &config->policy.tolerance, &c);
+    if (stc_rt__trial_compare(trial, site->reference, v,
+                              &config->policy.tolerance, &c) ==
+        STC_ERR_UNAVAILABLE) {
+      reason = stc_rt__ineligible_reason(site, v);
+      fprintf(stderr, "stc: check-all: %s [%s] %s: skipped (%s)\n",
+              site_name(site), w->text, name,
+              reason ? reason : "it cannot run");
+      continue;
+    }
     checked++;
     if (!c.supported)
       fprintf(stderr,

@@ -51,19 +51,58 @@ void stc_rt__report_print(const stc_tune_report *report,
 /* Why variant `index` of site is ineligible at run time, or NULL. */
 const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index);
 
-/* NULL when a vendor BLAS is loaded (loading it on the first call), else
- * "vendor BLAS not loaded: <why>" (static storage; blas.c). */
+/* NULL when BLAS variants are eligible, else "vendor BLAS not loaded:
+ * <why>" (static storage; blas.c). Decided without loading the library:
+ * eligible when the library dlopen would open is found (library_lookup.c),
+ * until a load of it fails. */
 const char *stc_rt__blas_ineligible_reason(void);
-/* The identity of the vendor BLAS loaded (loading it on the first call):
- * "blas=<real path>;size=<bytes>;mtime=<s.ns>;build-id=<hex|none>", or NULL
- * when none is loaded or its file cannot be named (static storage). */
+/* The identity of the vendor BLAS that BLAS variants run (the file found,
+ * or the one loaded): "blas=<real path>;size=<bytes>;mtime=<s.ns>;
+ * build-id=<hex|none>", or NULL when there is none or its file cannot be
+ * named (static storage). Never loads the library. */
 const char *stc_rt__blas_identity(void);
+/* Loads the library found (once per process); call before a BLAS variant
+ * runs. False when it does not load, lacks a routine, or is not the file
+ * identified before (then BLAS variants are ineligible from now on, and a
+ * warning is printed once); *why (may be NULL) gets the reason. */
+bool stc_rt__blas_load(const char **why);
 /* Test-only: the next BLAS call reads $STC_BLAS / $STC_BLAS_LIBRARY again.
  * Not safe while another thread is inside an entry point. */
 void stc_rt__blas_reset(void);
-/* Test-only: whether anything asked for the vendor BLAS since the last
- * reset (STC_TUNE=off must not: loading OpenBLAS starts its threads). */
+/* Test-only: whether anything tried to load the vendor BLAS since the last
+ * reset (STC_TUNE=off must not: loading OpenBLAS starts its threads; nor
+ * must a warm start whose winners are not BLAS variants). */
 bool stc_rt__blas_attempted(void);
+/* Test-only: whether anything looked for the vendor BLAS since the last
+ * reset (STC_TUNE=off must not even do that). */
+bool stc_rt__blas_probed(void);
+
+/* ---- library_lookup.c ---- */
+
+typedef enum stc_rt__lookup {
+  STC_RT__LIBRARY_FOUND,     /* the file dlopen would open */
+  STC_RT__LIBRARY_MISSING,   /* dlopen would fail to find one */
+  STC_RT__LIBRARY_UNDECIDED, /* only loading it would tell */
+} stc_rt__lookup;
+
+/* Where dlopen(name) would find a shared library, without loading it: for
+ * a name with a '/', that file; else the first loadable file on the
+ * loader's search path (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH), in its
+ * cache, then in the system directories. FOUND fills path (as found, to be
+ * given to dlopen) and identity (stc_rt__library_examine); MISSING fills
+ * why; UNDECIDED (an object of that soname is loaded already, glibc-hwcaps
+ * cache entries, no search-path query) fills nothing. */
+stc_rt__lookup stc_rt__library_find(const char *name, char *path,
+                                    size_t path_size, char *identity,
+                                    size_t identity_size, char *why,
+                                    size_t why_size);
+/* FOUND when path is a readable ELF shared object of this process's
+ * machine, with identity "<real path>;size=<bytes>;mtime=<s.ns>;
+ * build-id=<hex|none>" (the build id read from the file's notes); else
+ * MISSING with "<path>: <reason>" in why. */
+stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
+                                       size_t identity_size, char *why,
+                                       size_t why_size);
 
 /* ---- trial_cpu.c: the CPU trial runner ---- */
 
@@ -79,9 +118,11 @@ typedef struct stc_rt__comparison {
 } stc_rt__comparison;
 
 /* Creates a trial runner for one call of site whose argument descriptors
- * (C-interface layout) are descriptors[0..num_args-1]. Allocates a scratch
- * buffer and a reference-output buffer per OUTPUT/INOUT argument; the
- * caller's buffers are never written. STC_ERR_NOMEM / STC_ERR_INVALID (bad
+ * (C-interface layout) are descriptors[0..num_args-1]. A scratch buffer and
+ * a reference-output buffer per OUTPUT/INOUT argument are allocated when
+ * first needed (a cached decision whose winner is the reference runs
+ * nothing; a check on the call needs only the reference's); the caller's
+ * buffers are never written, except by trial_check_on_call. STC_ERR_NOMEM / STC_ERR_INVALID (bad
  * shapes) with a reason in message. The caller owns *out. */
 stc_status stc_rt__trial_create(const stc_rt_site *site,
                                 void *const *descriptors, stc_rt__trial **out,
@@ -91,7 +132,9 @@ void stc_rt__trial_destroy(stc_rt__trial *trial);
 /* The tuner's view of the runner (validate + measure over variant indices). */
 stc_trial_runner stc_rt__trial_runner(stc_rt__trial *trial);
 /* Runs variant on scratch state restored from the caller's data; *ns is the
- * CLOCK_MONOTONIC time of the call alone. */
+ * CLOCK_MONOTONIC time of the call alone. This and the two comparisons
+ * below load the vendor BLAS before a BLAS variant runs, and return
+ * STC_ERR_UNAVAILABLE, having run nothing, when it does not load. */
 stc_status stc_rt__trial_measure(stc_rt__trial *trial, size_t variant,
                                  uint64_t *ns);
 /* Runs reference (outputs kept after the first time) and candidate from the

@@ -1,6 +1,7 @@
 /* environment.c - the environment fingerprint (DESIGN.md section 5).
  *
- * In: /proc/cpuinfo (read once per process), uname's machine, the stc
+ * In: /proc/cpuinfo (read once per process, as far as the first processor's
+ * block when that has the feature list), uname's machine, the stc
  * version, and the optional tags $STC_TUNE_BUILD_TAG, $STC_TUNE_DRIVER_TAG,
  * $STC_TUNE_CONTEXT_TAG (read at each call). Out:
  *   "cpu:<arch>:<model>:<sorted ISA features>;stc:<version>[;build:T][;driver:T][;context:T]"
@@ -10,11 +11,14 @@
 #include "rt_internal.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 /* x86 "flags" and aarch64 "Features" names as /proc/cpuinfo spells them. */
 static const char *const codegen_features[] = {
@@ -151,19 +155,48 @@ static const char *machine_arch(void) {
 
 #define STC_RT_CPUINFO_MAX_BYTES (16u << 20)
 
+/* One read(2), retried on EINTR; 0 at the end or on an error. */
+static size_t read_some(int file, char *buffer, size_t size) {
+  ssize_t got;
+  do
+    got = read(file, buffer, size);
+  while (got < 0 && errno == EINTR);
+  return got > 0 ? (size_t)got : 0;
+}
+
+/* Whether text already holds the first processor's whole block (up to the
+ * first blank line) with its feature list: all the identity reads. The
+ * kernel formats /proc/cpuinfo one processor at a time as it is read (with
+ * each processor's current frequency), so a large machine's later blocks
+ * are work nobody needs at the start of every process. */
+static bool first_block_read(char *text) {
+  char *blank = strstr(text, "\n\n");
+  if (!blank)
+    return false;
+  char kept = blank[1];
+  blank[1] = 0;
+  char ignored[16];
+  bool features = find_field(text, "flags", ignored, sizeof ignored) ||
+                  find_field(text, "Features", ignored, sizeof ignored);
+  blank[1] = kept;
+  return features;
+}
+
 stc_status stc_rt__cpu_identity_from_file(const char *path, char *buf,
                                           size_t size, bool *reliable) {
   char *text = NULL;
   size_t length = 0, capacity = 0;
-  FILE *file = path ? fopen(path, "r") : NULL;
-  if (file) {
+  /* read(2), not stdio: a read returns what the kernel formatted so far,
+   * so the first block can end the reading (first_block_read). */
+  int file = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+  if (file >= 0) {
     /* /proc files report size 0: read until EOF, but never more than
      * STC_RT_CPUINFO_MAX_BYTES - the first processor's fields, all this
      * reads, come first (a 1024-core machine's cpuinfo is about 2 MiB). */
     char chunk[4096];
     size_t got;
     while (length < STC_RT_CPUINFO_MAX_BYTES &&
-           (got = fread(chunk, 1, sizeof chunk, file)) > 0) {
+           (got = read_some(file, chunk, sizeof chunk)) > 0) {
       if (length + got + 1 > capacity) {
         size_t new_capacity = capacity ? capacity * 2 : 16384;
         while (new_capacity < length + got + 1)
@@ -171,7 +204,7 @@ stc_status stc_rt__cpu_identity_from_file(const char *path, char *buf,
         char *grown = realloc(text, new_capacity);
         if (!grown) {
           free(text);
-          fclose(file);
+          close(file);
           return STC_ERR_NOMEM;
         }
         text = grown;
@@ -180,8 +213,10 @@ stc_status stc_rt__cpu_identity_from_file(const char *path, char *buf,
       memcpy(text + length, chunk, got);
       length += got;
       text[length] = 0;
+      if (first_block_read(text))
+        break;
     }
-    fclose(file);
+    close(file);
   }
   stc_status status =
       stc_rt__cpu_identity_from_text(text, machine_arch(), buf, size, reliable);

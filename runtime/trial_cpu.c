@@ -95,8 +95,8 @@ typedef struct written_arg {
   uint64_t elements;  /* addressed elements (product of sizes) */
   int64_t span_first; /* caller element index of the span's first element */
   size_t span_bytes;  /* 0 for an empty memref */
-  void *scratch;      /* span_bytes each, 64-byte aligned */
-  void *reference;
+  void *scratch;      /* span_bytes each, 64-byte aligned; allocated on */
+  void *reference;    /* first use (a cached decision may run nothing) */
   int64_t *scratch_descriptor; /* caller's descriptor re-pointed */
   int64_t *reference_descriptor;
 } written_arg;
@@ -112,6 +112,7 @@ struct stc_rt__trial {
    * longer the pristine state, so nothing else may run. */
   bool served;
   char check_message[256]; /* why check_on_call failed, or "" */
+  char unready[1200];      /* why a variant could not run (UNAVAILABLE) */
 };
 
 static uint64_t now_ns(void) {
@@ -181,22 +182,9 @@ static stc_status written_init(written_arg *w, size_t index,
     return STC_ERR_INVALID;
   }
   w->span_bytes = (size_t)bytes;
-  if (posix_memalign(&w->scratch, 64, w->span_bytes) != 0) {
-    w->scratch = NULL;
-    goto nomem;
-  }
-  if (posix_memalign(&w->reference, 64, w->span_bytes) != 0) {
-    w->reference = NULL;
-    goto nomem;
-  }
-  /* The span's first element sits at the buffer start: offset' = -lo. */
-  void *pointers[2] = {w->scratch, w->reference};
-  int64_t *descriptors[2] = {w->scratch_descriptor, w->reference_descriptor};
-  for (int k = 0; k < 2; k++) {
-    memcpy(&descriptors[k][0], &pointers[k], sizeof(void *));
-    memcpy(&descriptors[k][1], &pointers[k], sizeof(void *));
-    descriptors[k][2] = -lo;
-  }
+  /* The span's first element sits at the buffer start: offset' = -lo (the
+   * comparisons walk the scratch descriptor's layout, allocated or not). */
+  w->scratch_descriptor[2] = w->reference_descriptor[2] = -lo;
   return STC_OK;
 nomem:
   snprintf(message, message_size,
@@ -245,12 +233,33 @@ stc_status stc_rt__trial_create(const stc_rt_site *site,
   return STC_OK;
 }
 
+/* Allocates w's scratch or reference buffer on first use and points its
+ * descriptor there; false without memory. */
+static bool buffer_ready(written_arg *w, bool reference_set) {
+  void **buffer = reference_set ? &w->reference : &w->scratch;
+  int64_t *descriptor =
+      reference_set ? w->reference_descriptor : w->scratch_descriptor;
+  if (*buffer || w->span_bytes == 0)
+    return true;
+  if (posix_memalign(buffer, 64, w->span_bytes) != 0) {
+    *buffer = NULL;
+    return false;
+  }
+  memcpy(&descriptor[0], buffer, sizeof(void *));
+  memcpy(&descriptor[1], buffer, sizeof(void *));
+  return true;
+}
+
 /* Restores one buffer set from the caller's data and runs variant on it;
- * only the call itself is inside the timed interval. */
-static void run_on(stc_rt__trial *t, size_t variant, bool reference_set,
+ * only the call itself is inside the timed interval. False (nothing ran)
+ * without memory for the buffers. */
+static bool run_on(stc_rt__trial *t, size_t variant, bool reference_set,
                    uint64_t *ns) {
   if (t->served)
-    return; /* callers check first; never restore from a written state */
+    return false; /* callers check first; never restore from a written state */
+  for (size_t i = 0; i < t->num_written; i++)
+    if (!buffer_ready(&t->written[i], reference_set))
+      return false;
   void *args[STC_RT_MAX_SITE_ARGS];
   memcpy(args, t->caller, sizeof args);
   for (size_t i = 0; i < t->num_written; i++) {
@@ -269,14 +278,30 @@ static void run_on(stc_rt__trial *t, size_t variant, bool reference_set,
   uint64_t end = now_ns();
   if (ns)
     *ns = end - start;
+  return true;
+}
+
+/* A BLAS variant runs only once its library is loaded (runtime/blas.c
+ * decides eligibility without loading it); false, with the reason in
+ * t->unready, when it does not load. */
+static bool variant_ready(stc_rt__trial *t, size_t variant) {
+  if (t->site->variants[variant].eligibility != STC_RT_ELIGIBLE_BLAS)
+    return true;
+  const char *why = NULL;
+  if (stc_rt__blas_load(&why))
+    return true;
+  snprintf(t->unready, sizeof t->unready, "vendor BLAS not loaded: %s",
+           why ? why : "unknown reason");
+  return false;
 }
 
 stc_status stc_rt__trial_measure(stc_rt__trial *trial, size_t variant,
                                  uint64_t *ns) {
   if (!trial || variant >= trial->site->num_variants || !ns || trial->served)
     return STC_ERR_INVALID;
-  run_on(trial, variant, false, ns);
-  return STC_OK;
+  if (!variant_ready(trial, variant))
+    return STC_ERR_UNAVAILABLE;
+  return run_on(trial, variant, false, ns) ? STC_OK : STC_ERR_NOMEM;
 }
 
 /* ---- comparison ---- */
@@ -412,11 +437,14 @@ static stc_status comparison_begin(stc_rt__trial *t, size_t reference,
   if (!t || reference >= t->site->num_variants ||
       candidate >= t->site->num_variants || !tolerance || t->served)
     return STC_ERR_INVALID;
+  if (!variant_ready(t, reference) || !variant_ready(t, candidate))
+    return STC_ERR_UNAVAILABLE; /* nothing ran */
   out->compared_bytes = readback_bytes(t);
   out->supported = out->compared_bytes <= tolerance->readback_limit;
   if (out->supported &&
       (!t->have_reference_outputs || t->reference_outputs_of != reference)) {
-    run_on(t, reference, true, NULL);
+    if (!run_on(t, reference, true, NULL))
+      return STC_ERR_NOMEM;
     t->have_reference_outputs = true;
     t->reference_outputs_of = reference;
   }
@@ -431,7 +459,8 @@ stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
       comparison_begin(t, reference, candidate, tolerance, out);
   if (status != STC_OK || !out->supported)
     return status;
-  run_on(t, candidate, false, NULL);
+  if (!run_on(t, candidate, false, NULL))
+    return STC_ERR_NOMEM;
   for (size_t i = 0; i < t->num_written; i++)
     compare_arg(&t->written[i], t->written[i].scratch, t->written[i].reference,
                 tolerance, out);
@@ -488,6 +517,14 @@ static stc_status trial_verdict(const stc_rt__comparison *c,
   return STC_OK;
 }
 
+/* Passes status on, with the reason a variant could not run. */
+static stc_status unready_message(const stc_rt__trial *t, stc_status status,
+                                  char *message, size_t message_size) {
+  if (status == STC_ERR_UNAVAILABLE)
+    snprintf(message, message_size, "%s", t->unready);
+  return status;
+}
+
 static stc_status trial_validate(void *user, size_t reference,
                                  size_t candidate,
                                  const stc_tolerance *tolerance,
@@ -497,7 +534,7 @@ static stc_status trial_validate(void *user, size_t reference,
   stc_status status =
       stc_rt__trial_compare(user, reference, candidate, tolerance, &c);
   if (status != STC_OK)
-    return status;
+    return unready_message(user, status, message, message_size);
   return trial_verdict(&c, outcome, message, message_size);
 }
 
@@ -512,7 +549,7 @@ static stc_status trial_check_on_call(void *user, size_t reference,
   stc_status status =
       stc_rt__trial_check_on_call(t, reference, candidate, tolerance, &c);
   if (status != STC_OK)
-    return status;
+    return unready_message(t, status, message, message_size);
   *served = t->served;
   status = trial_verdict(&c, outcome, message, message_size);
   /* Kept for the dispatcher's warning (stc_rt__trial_check_message). */
@@ -524,7 +561,9 @@ static stc_status trial_check_on_call(void *user, size_t reference,
 static stc_status trial_measure(void *user, size_t candidate,
                                 uint64_t *elapsed_ns, char *message,
                                 size_t message_size) {
-  return stc_rt__trial_measure(user, candidate, elapsed_ns);
+  return unready_message(user, stc_rt__trial_measure(user, candidate,
+                                                     elapsed_ns),
+                         message, message_size);
 }
 
 stc_trial_runner stc_rt__trial_runner(stc_rt__trial *trial) {

@@ -3,7 +3,13 @@
  * offset/padded and non-BLAS (strided both ways) operands, with the library
  * loaded (the default: tools/install-deps.sh installs OpenBLAS) and with it
  * refused (STC_BLAS=off, STC_BLAS_LIBRARY=<missing>): the entry points stay
- * correct and BLAS variants become ineligible with the reason. */
+ * correct and BLAS variants become ineligible with the reason. Eligibility
+ * and identity are decided from the library's file without loading it
+ * (library_lookup.c): a stand-in library (fake_blas.c) that appears,
+ * disappears, changes or loses its dependency checks that. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#endif
 #include "stc_test.h"
 
 #include "../../runtime/dispatch_internal.h"
@@ -11,11 +17,13 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <link.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Deterministic values in [-1, 1). */
 static double value(int64_t i) { return (double)((i * 7919 + 13) % 2003) / 1001.5 - 1.0; }
@@ -326,4 +334,181 @@ STC_TEST_THREADED(blas_first_calls_race_safely) {
   for (int i = 0; i < THREADS; i++)
     STC_CHECK(ok[i]);
   STC_CHECK(stc_rt_blas_available(NULL, NULL));
+}
+
+/* ---- eligibility without loading (runtime/library_lookup.c) ---- */
+
+static bool copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+  char buffer[65536];
+  size_t got;
+  bool ok = in && out;
+  while (ok && (got = fread(buffer, 1, sizeof buffer, in)) > 0)
+    ok = fwrite(buffer, 1, got, out) == got;
+  if (in)
+    fclose(in);
+  if (out && fclose(out) != 0)
+    ok = false;
+  return ok;
+}
+
+/* A directory of the test's own holding copies of the fake CBLAS library
+ * and its dependency (test/unit/fake_blas.c); lib and dep get their paths.
+ * Each test uses its own name: a copy loaded once stays loaded. */
+static bool fake_blas_in(const char *name, char *lib, char *dep,
+                         size_t size) {
+  char dir[PATH_MAX - 32];
+  snprintf(dir, sizeof dir, "%s/%s", stc_test_tmpdir(), name);
+  mkdir(dir, 0700);
+  snprintf(lib, size, "%s/libstc_fake_blas.so", dir);
+  snprintf(dep, size, "%s/libstc_fake_blas_dep.so", dir);
+  return copy_file(STC_FAKE_BLAS, lib) && copy_file(STC_FAKE_BLAS_DEP, dep);
+}
+
+/* Whether an object whose path contains `part` is mapped in the process. */
+static int find_mapped(struct dl_phdr_info *info, size_t size, void *part) {
+  (void)size;
+  return info->dlpi_name && strstr(info->dlpi_name, part) ? 1 : 0;
+}
+static bool mapped(const char *part) {
+  return dl_iterate_phdr(find_mapped, (void *)part) != 0;
+}
+
+/* The installed library: eligibility and identity come from its file, and
+ * only a BLAS variant about to run loads it - as the same identity. */
+STC_TEST(blas_eligibility_and_identity_need_no_load) {
+  unsetenv("STC_BLAS");
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__blas_reset();
+  const char *reason = NULL;
+  if (ineligible(&reason))
+    STC_SKIP("no vendor BLAS installed (tools/install-deps.sh installs "
+             "libopenblas0)");
+  STC_CHECK(stc_rt__blas_probed());
+  STC_CHECK(!stc_rt__blas_attempted());
+  STC_CHECK(!mapped("blas"));
+  const char *identity = stc_rt__blas_identity();
+  STC_CHECK(identity && strncmp(identity, "blas=/", 6) == 0);
+  char before[PATH_MAX + 256];
+  snprintf(before, sizeof before, "%s", identity ? identity : "");
+  STC_CHECK(!stc_rt__blas_attempted());
+  STC_CHECK(stc_rt__blas_load(NULL));
+  STC_CHECK(stc_rt__blas_attempted());
+  STC_CHECK(mapped("blas"));
+  identity = stc_rt__blas_identity();
+  STC_CHECK(identity && strcmp(identity, before) == 0);
+  STC_CHECK(!ineligible(&reason));
+  STC_CHECK(every_layout_matches());
+}
+
+/* A library named by path that is missing, then appears (found, not
+ * loaded), then disappears before anything runs: its load fails with a
+ * warning, BLAS variants become ineligible, nothing crashes, and the entry
+ * points stay right (the loop). */
+STC_TEST(blas_library_that_appears_and_disappears) {
+  char lib[PATH_MAX], dep[PATH_MAX];
+  STC_CHECK(fake_blas_in("appears", lib, dep, sizeof lib));
+  STC_CHECK(unlink(lib) == 0);
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  const char *reason = NULL;
+  STC_CHECK(ineligible(&reason));
+  STC_CHECK_CONTAINS(reason, "No such file or directory");
+  STC_CHECK(stc_rt__blas_identity() == NULL);
+  STC_CHECK(!stc_rt__blas_attempted());
+  /* It appears: found by its file alone. */
+  STC_CHECK(copy_file(STC_FAKE_BLAS, lib));
+  stc_rt__blas_reset();
+  STC_CHECK(!ineligible(&reason));
+  const char *identity = stc_rt__blas_identity();
+  STC_CHECK(identity != NULL);
+  char real[PATH_MAX], expected[PATH_MAX + 16];
+  STC_CHECK(realpath(lib, real) != NULL);
+  snprintf(expected, sizeof expected, "blas=%s;size=", real);
+  STC_CHECK(identity && strncmp(identity, expected, strlen(expected)) == 0);
+  STC_CHECK(!stc_rt__blas_attempted());
+  STC_CHECK(!mapped("libstc_fake_blas"));
+  /* It disappears before a BLAS variant runs. */
+  STC_CHECK(unlink(lib) == 0);
+  const char *why = NULL;
+  STC_CHECK(!stc_rt__blas_load(&why));
+  STC_CHECK(why != NULL);
+  STC_CHECK_CONTAINS(why, "libstc_fake_blas.so");
+  STC_CHECK(ineligible(&reason));
+  STC_CHECK_CONTAINS(reason, "vendor BLAS not loaded: ");
+  STC_CHECK(stc_rt__blas_identity() == NULL);
+  STC_CHECK(!stc_rt_blas_available(NULL, NULL));
+  STC_CHECK(every_layout_matches());
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__blas_reset();
+}
+
+/* Present, of unchanged identity, but broken (its dependency is gone): the
+ * lookup finds it, the load fails, and says why. */
+STC_TEST(blas_present_but_broken_library_fails_its_load_cleanly) {
+  char lib[PATH_MAX], dep[PATH_MAX];
+  STC_CHECK(fake_blas_in("broken", lib, dep, sizeof lib));
+  STC_CHECK(unlink(dep) == 0);
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  const char *reason = NULL;
+  STC_CHECK(!ineligible(&reason)); /* the file is there */
+  STC_CHECK(stc_rt__blas_identity() != NULL);
+  const char *why = NULL;
+  STC_CHECK(!stc_rt__blas_load(&why));
+  STC_CHECK(why != NULL);
+  STC_CHECK_CONTAINS(why, "libstc_fake_blas_dep.so");
+  STC_CHECK(ineligible(&reason));
+  STC_CHECK_CONTAINS(reason, "libstc_fake_blas_dep.so");
+  STC_CHECK(batch_matches());
+  /* Files that are no shared object of this machine are not found. */
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/broken/libtext.so", stc_test_tmpdir());
+  FILE *text = fopen(path, "w");
+  STC_CHECK(text != NULL);
+  if (text) {
+    fputs("INPUT(-lopenblas)\n", text); /* a linker script */
+    fclose(text);
+  }
+  setenv("STC_BLAS_LIBRARY", path, 1);
+  stc_rt__blas_reset();
+  STC_CHECK(ineligible(&reason));
+  STC_CHECK_CONTAINS(reason, "libtext.so: not an ELF file");
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__blas_reset();
+}
+
+/* The identity keys were made from the file found; if that file changes
+ * before its load, what would run is not what the keys name: not loaded. */
+STC_TEST(blas_library_changed_after_its_lookup_is_not_used) {
+  char lib[PATH_MAX], dep[PATH_MAX];
+  STC_CHECK(fake_blas_in("changed", lib, dep, sizeof lib));
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  const char *reason = NULL;
+  STC_CHECK(!ineligible(&reason));
+  FILE *f = fopen(lib, "ab");
+  STC_CHECK(f != NULL);
+  if (f) {
+    fputs("appended", f); /* a different size: another file */
+    fclose(f);
+  }
+  const char *why = NULL;
+  STC_CHECK(!stc_rt__blas_load(&why));
+  STC_CHECK(why != NULL);
+  STC_CHECK_CONTAINS(why, "changed between its lookup and its load");
+  STC_CHECK(ineligible(&reason));
+  /* Unchanged, the same copy loads: the lookup and the load agree. */
+  char lib2[PATH_MAX], dep2[PATH_MAX];
+  STC_CHECK(fake_blas_in("unchanged", lib2, dep2, sizeof lib2));
+  setenv("STC_BLAS_LIBRARY", lib2, 1);
+  stc_rt__blas_reset();
+  STC_CHECK(!ineligible(&reason));
+  STC_CHECK(stc_rt__blas_load(&why));
+  STC_CHECK(mapped("unchanged/libstc_fake_blas.so"));
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__blas_reset();
 }

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- the variants ---- */
@@ -1380,6 +1381,102 @@ STC_TEST(promising_order_tries_vendor_then_prior_winners) {
     fprintf(stderr, "note: no vendor BLAS here (%s): vendor-first order "
                     "not checked\n", why ? why : "?");
   }
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
+}
+
+/* ---- a vendor library found at eligibility time that does not load ---- */
+
+static bool copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+  char buffer[65536];
+  size_t got;
+  bool ok = in && out;
+  while (ok && (got = fread(buffer, 1, sizeof buffer, in)) > 0)
+    ok = fwrite(buffer, 1, got, out) == got;
+  if (in)
+    fclose(in);
+  if (out && fclose(out) != 0)
+    ok = false;
+  return ok;
+}
+
+/* A fresh runtime whose BLAS variants use the stand-in library at `lib`
+ * (test/unit/fake_blas.c), trusting verified records, with "fast" no
+ * faster than the reference: the "blas" variant wins a tune. */
+static bool blas_runtime(stc_tune_mode mode, const char *cache,
+                         const char *lib) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, mode, cache);
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  atomic_store(&g_fast_repeats, 4);
+  config.policy.trust_verified = true;
+  return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+}
+
+/* A process tunes with a working library and the BLAS variant wins; in
+ * the next process the library's file is unchanged (same identity, so the
+ * trusted record is found and used unchecked) but its dependency is gone.
+ * The call runs the reference with a warning instead of crashing or
+ * running a BLAS variant without its library, and the next call selects
+ * again with BLAS ineligible. */
+STC_TEST(blas_winner_whose_library_no_longer_loads_runs_the_reference) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char dir[2048], cache[2100], lib[2100], dep[2100];
+  snprintf(dir, sizeof dir, "%s", test_dir("blasbreaks"));
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
+  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
+  STC_CHECK(copy_file(STC_FAKE_BLAS, lib) && copy_file(STC_FAKE_BLAS_DEP, dep));
+  /* The first process (a child: a library once loaded stays loaded). */
+  fflush(stderr);
+  pid_t child = fork();
+  STC_CHECK(child >= 0);
+  if (child == 0) {
+    problem p;
+    bool ok = blas_runtime(STC_MODE_EXPLORE, cache, lib);
+    problem_init(&p, 24, 0, 0, 41);
+    enter(&g_static_site, &p);
+    ok = ok && problem_correct(&p) &&
+         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry &&
+         stc_rt__blas_attempted();
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  STC_CHECK(waitpid(child, &status, 0) == child);
+  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  STC_CHECK(unlink(dep) == 0);
+  STC_CHECK(blas_runtime(STC_MODE_EXPLORE, cache, lib));
+  char path[2100];
+  snprintf(path, sizeof path, "%s/warnings.txt", dir);
+  problem p;
+  problem_init(&p, 24, 0, 0, 41);
+  int saved = capture_begin(path);
+  enter(&g_static_site, &p);
+  char *text = capture_end(saved, path);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  STC_CHECK_EQ_U64(stats().tuner.trusted_hits, 1);
+  STC_CHECK_CONTAINS(text, "was found but does not load");
+  STC_CHECK_CONTAINS(text, "libstc_fake_blas_dep.so");
+  free(text);
+  /* The next call: BLAS is ineligible now (another key), so it tunes
+   * among the rest; never the BLAS variant. */
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 0);
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+  void *published = __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE);
+  STC_CHECK(published != NULL && published != (void *)blas_entry);
+  problem_free(&p);
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__dispatch_reset();
   setenv("STC_BLAS", "off", 1);
   stc_rt__blas_reset();
 }
