@@ -34,8 +34,9 @@
  * (N/BN, ceil(M/BM)) blocks of (BM/TM)(BN/TN) threads, the A and B k-tiles
  * double-buffered in dynamic shared memory (A transposed and padded),
  * copied with 128-bit loads one k step ahead, TM x TN accumulators as
- * loop-carried vectors (C read once before the k loop, written once after
- * it), 128-bit fragment loads from shared memory, one barrier per k step.
+ * loop-carried vectors from 0 (C read, added to and written once, after
+ * the k loop), 128-bit fragment loads from shared memory, one barrier per
+ * k step.
  * This form was not reached with transform ops: tiling threads
  * outside the k loop leaves no place for the block's cooperative copies,
  * and tiling them inside keeps C in memory across the barriers.
@@ -553,8 +554,11 @@ static void kt_tile_stores(kernel_text *g, const stc_gpu_schedule *s, const shar
  * BK FMAs run from shared memory (A stored transposed and padded, so each
  * fragment is TM/VM + TN/VN vector loads), the loaded pieces are stored
  * into the other buffer, one barrier. The accumulators are loop-carried
- * vectors: C is read before the k loop and written after it. Rows past M
- * (a partial last block row) read row M-1 and store nothing. */
+ * vectors starting at 0; C += them after the k loop (loading C first would
+ * keep its addresses live across the loop: 128 instead of 172 registers
+ * for 128x128/8x8/k8, two blocks per SM instead of one). A rows past M (a
+ * partial last block row) are read from row M-1; their C rows are neither
+ * read nor written. */
 static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry *geo,
                                int64_t m, int64_t n, int64_t k, stc_text *t) {
   int tm = s->tm, vm = geo->vm, vn = geo->vn, gn = s->tn / vn, nacc = tm * gn;
@@ -609,20 +613,11 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
   x->mlast = kt_const(g, (long)(m - 1));
   int frag_row = kt_bin_const(g, "muli", ty, tm);   /* in the block tile */
   int frag_col = kt_bin_const(g, "muli", tx, vn);
-  int row_base = kt_bin(g, "addi", x->row0, frag_row);
-  int col_base = kt_bin(g, "addi", x->col0, frag_col);
-  for (int i = 0; i < tm; i++)
-    row[i] = kt_bin_const(g, "addi", row_base, i);
-  for (int c = 0; c < gn; c++)
-    col[c] = kt_bin_const(g, "addi", col_base, (long)c * geo->tx * vn);
-  /* C into the accumulators. */
-  for (int i = 0; i < tm; i++) {
-    int r = partial ? kt_bin(g, "minui", row[i], x->mlast) : row[i];
-    for (int c = 0; c < gn; c++)
-      acc[i * gn + c] =
-          kt_def(g, "vector.load %%C[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
-                 r, col[c], 4 * vn, (long long)m, (long long)n, vn);
-  }
+  /* The accumulators start at 0 (C is added after the k loop: its
+   * addresses are not live across the loop). */
+  int zero = kt_def(g, "arith.constant dense<0.0> : vector<%dxf32>", vn);
+  for (int a = 0; a < nacc; a++)
+    acc[a] = zero;
   /* Fragment offsets in the shared tiles. */
   int fa[64], fb[64];
   for (int f = 0; f < tm / vm; f++)
@@ -701,18 +696,28 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
   for (int a = 0; a < nacc; a++)
     stc_text_appendf(t, "%svector<%dxf32>", a ? ", " : "", vn);
   stc_text_appendf(t, "\n      }\n");
-  /* The accumulators into C. */
+  /* C += the accumulators. */
+  int row_base = kt_bin(g, "addi", x->row0, frag_row);
+  int col_base = kt_bin(g, "addi", x->col0, frag_col);
+  for (int c = 0; c < gn; c++)
+    col[c] = kt_bin_const(g, "addi", col_base, (long)c * geo->tx * vn);
   int cm = partial ? kt_const(g, (long)m) : -1;
   for (int i = 0; i < tm; i++) {
+    row[i] = kt_bin_const(g, "addi", row_base, i);
     if (partial) {
       int inside = kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", row[i], cm);
       stc_text_appendf(t, "      scf.if %%v%d {\n", inside);
     }
-    for (int c = 0; c < gn; c++)
+    for (int c = 0; c < gn; c++) {
+      int old_c = kt_def(g, "vector.load %%C[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
+                         row[i], col[c], 4 * vn, (long long)m, (long long)n, vn);
+      int sum = kt_def(g, "arith.addf %%v%d, %%v%d#%d : vector<%dxf32>", old_c, result,
+                       i * gn + c, vn);
       stc_text_appendf(t,
-                       "      vector.store %%v%d#%d, %%C[%%v%d, %%v%d] {alignment = %d} : "
+                       "      vector.store %%v%d, %%C[%%v%d, %%v%d] {alignment = %d} : "
                        "memref<%lldx%lldxf32>, vector<%dxf32>\n",
-                       result, i * gn + c, row[i], col[c], 4 * vn, (long long)m, (long long)n, vn);
+                       sum, row[i], col[c], 4 * vn, (long long)m, (long long)n, vn);
+    }
     if (partial)
       stc_text_appendf(t, "      }\n");
   }

@@ -41,8 +41,9 @@ default_shapes="256x256x256 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x81
   128x256x256 128x768x3072 128x3072x768 197x768x2304 4096x768x3072 4096x3072x768"
 default_variants="16,16:inner-x 32,32:inner-x 8,32:inner-x 16,16:outer-x
   s:64x64/4x4/k8 s:128x128/8x8/k8 s:64x128/4x8/k8 s:128x64/8x4/k16
-  s:128x128/8x8/k8/shared s:128x128/8x8/k16/shared s:128x64/8x4/k16/shared
-  s:64x64/4x4/k16/shared s:32x32/2x2/k16/shared s:256x128/8x8/k8/shared"
+  s:128x128/8x8/k8/shared s:128x128/8x8/k16/shared s:256x128/8x8/k8/shared
+  s:128x128/4x8/k8/shared s:128x64/8x4/k16/shared s:64x64/4x4/k16/shared
+  s:32x32/2x2/k16/shared"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
