@@ -102,8 +102,9 @@ MAIN
         local spec=${variant#s:} bm bn tm tn bk
         IFS='x/k' read -r bm bn tm tn _ bk <<< "${spec%/shared}"
         # /shared handles a partial last block row (any M).
-        [[ $spec == */shared ]] && bm=1
-        (( m % bm == 0 && n % bn == 0 && k % bk == 0 )) || continue
+        local rows=$bm
+        [[ $spec == */shared ]] && rows=1
+        (( m % rows == 0 && n % bn == 0 && k % bk == 0 )) || continue
         fn=mm_${m}x${k}x${n}_s${bm}x${bn}_${tm}x${tn}_k${bk}
         [[ $spec == */shared ]] && fn+=_shared
         label=$spec
