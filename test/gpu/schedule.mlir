@@ -118,3 +118,21 @@ func.func @bmm(%a: tensor<3x64x48xf32>, %b: tensor<3x48x96xf32>, %c: tensor<3x64
 // SHARED-PTX-SAME: bar.sync
 // SHARED-PTX-SAME: ld.shared.v4.{{[bf]}}32
 // SHARED-PTX-SAME: fma.rn.f32
+
+// /splitS: K split over S blocks on z (each a K/S range), whose partial sums
+// are added to C atomically (no C load, no plain store).
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-schedule=64x32/4x2/k16/shared/split3 --mlir-print-ir-after-all %s -o %t.split.mlir 2>&1 | FileCheck %s --check-prefix=SPLIT
+// SPLIT-LABEL: IR Dump After StcGpuMapForall
+// SPLIT: func.func @mm(%[[A:.*]]: memref<128x48xf32>, %[[B:.*]]: memref<48x96xf32>, %[[C:.*]]: memref<128x96xf32>)
+// SPLIT-SAME: stc.gpu_schedule = "gpu_b64x32_t4x2_k16_shared_split3"
+// SPLIT: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}} = %c3, {{.*}} = %c2, {{.*}} = %[[C3:.*]]) threads
+// SPLIT: arith.muli %[[BZ]], %c16
+// SPLIT-NOT: %[[C]][
+// SPLIT: scf.for
+// SPLIT-NOT: %[[C]][
+// SPLIT: scf.yield
+// SPLIT-NOT: vector.load %[[C]]
+// SPLIT-NOT: vector.store {{.*}} %[[C]]
+// SPLIT-COUNT-8: memref.atomic_rmw addf {{.*}}, %[[C]][{{.*}}] : (f32, memref<128x96xf32>) -> f32
+// SPLIT-NOT: %[[C]][
+// SPLIT: gpu.terminator

@@ -124,13 +124,22 @@ bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
                             size_t why_size) {
   stc_gpu_schedule s = {0};
   int used = -1;
+  int split_used = -1;
   if (!text || sscanf(text, "%dx%d/%dx%d/k%d%n", &s.bm, &s.bn, &s.tm, &s.tn, &s.bk,
                       &used) != 5 || used < 0 ||
-      (text[used] && strcmp(text + used, "/shared") != 0)) {
-    snprintf(why, why_size, "expected BMxBN/TMxTN/kBK[/shared], e.g. 64x64/4x4/k8");
+      (text[used] && strncmp(text + used, "/shared", 7) != 0) ||
+      (text[used] && text[used + 7] &&
+       (sscanf(text + used + 7, "/split%d%n", &s.split, &split_used) != 1 ||
+        split_used < 0 || text[used + 7 + split_used]))) {
+    snprintf(why, why_size,
+             "expected BMxBN/TMxTN/kBK[/shared[/splitS]], e.g. 64x64/4x4/k8");
     return false;
   }
   s.shared = text[used] != 0;
+  if (split_used >= 0 && (s.split < 2 || s.split > 64)) {
+    snprintf(why, why_size, "/split%d: the split must be 2 to 64", s.split);
+    return false;
+  }
   if (s.bm <= 0 || s.bn <= 0 || s.tm <= 0 || s.tn <= 0 || s.bk <= 0 ||
       s.bm > 1024 || s.bn > 1024 || s.bk > 256) {
     snprintf(why, why_size, "sizes must be positive (block tiles and k at most "
@@ -160,8 +169,11 @@ bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
 }
 
 void stc_gpu_schedule_name(const stc_gpu_schedule *s, char *out, size_t size) {
-  snprintf(out, size, "gpu_b%dx%d_t%dx%d_k%d%s", s->bm, s->bn, s->tm, s->tn, s->bk,
-           s->shared ? "_shared" : "");
+  char split[24] = "";
+  if (s->split > 1)
+    snprintf(split, sizeof split, "_split%d", s->split);
+  snprintf(out, size, "gpu_b%dx%d_t%dx%d_k%d%s%s", s->bm, s->bn, s->tm, s->tn, s->bk,
+           s->shared ? "_shared" : "", split);
 }
 
 /* ---- stage A: tiling and vectorization on tensors --------------------- */
@@ -344,8 +356,9 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
   }
   char name[96], dims[96], what[160];
   stc_gpu_schedule_name(s, name, sizeof name);
-  snprintf(dims, sizeof dims, "array<i64: %d, %d, %d, %d, %d, %d>", s->bm, s->bn, s->tm,
-           s->tn, s->bk, s->shared);
+  snprintf(dims, sizeof dims, "array<i64: %d, %d, %d, %d, %d, %d, %d>", s->bm, s->bn,
+           s->tm, s->tn, s->bk, s->shared, s->split > 1 ? s->split : 1);
+  int64_t k_step = (int64_t)s->bk * (s->split > 1 ? s->split : 1);
   snprintf(what, sizeof what, "--gpu-schedule %s", name);
   MlirAttribute dims_attr = mlirAttributeParseGet(ctx, stc__str(dims));
   for (size_t i = 0; i < list.count; i++) {
@@ -369,13 +382,13 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
       continue;
     }
     /* /shared handles a partial last block row (any M). */
-    if ((!s->shared && m % s->bm) || n % s->bn || k % s->bk) {
+    if ((!s->shared && m % s->bm) || n % s->bn || k % k_step) {
       char message[256];
       if (s->shared)
         snprintf(message, sizeof message,
-                 "--gpu-schedule %s: N=%lld, K=%lld are not multiples of %d, %d: the "
+                 "--gpu-schedule %s: N=%lld, K=%lld are not multiples of %d, %lld: the "
                  "default kernel",
-                 name, (long long)n, (long long)k, s->bn, s->bk);
+                 name, (long long)n, (long long)k, s->bn, (long long)k_step);
       else
         snprintf(message, sizeof message,
                  "--gpu-schedule %s: M=%lld, N=%lld, K=%lld are not multiples of "
@@ -562,6 +575,8 @@ static void kt_tile_stores(kernel_text *g, const stc_gpu_schedule *s, const shar
 static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry *geo,
                                int64_t m, int64_t n, int64_t k, stc_text *t) {
   int tm = s->tm, vm = geo->vm, vn = geo->vn, gn = s->tn / vn, nacc = tm * gn;
+  int split = s->split > 1 ? s->split : 1;
+  int64_t k_part = k / split; /* each block z's share of K */
   bool partial = m % s->bm != 0;
   if (geo->pa > KT_MAX_COPIES || geo->pb > KT_MAX_COPIES || nacc > KT_MAX_ACC ||
       tm / vm > 64 || gn > 64)
@@ -585,14 +600,16 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
       "%%B: memref<%lldx%lldxf32>, %%C: memref<%lldx%lldxf32>) {\n"
       "    %%gx = arith.constant %lld : index\n"
       "    %%gy = arith.constant %lld : index\n"
+      "    %%gz = arith.constant %d : index\n"
       "    %%one = arith.constant 1 : index\n"
       "    %%nt = arith.constant %d : index\n"
       "    %%smem = arith.constant %ld : i32\n"
-      "    gpu.launch blocks(%%bx, %%by, %%bz) in (%%gsx = %%gx, %%gsy = %%gy, %%gsz = %%one) "
+      "    gpu.launch blocks(%%bx, %%by, %%bz) in (%%gsx = %%gx, %%gsy = %%gy, %%gsz = %%gz) "
       "threads(%%tid, %%tidy, %%tidz) in (%%bsx = %%nt, %%bsy = %%one, %%bsz = %%one) "
       "dynamic_shared_memory_size %%smem {\n",
       (long long)m, (long long)k, (long long)k, (long long)n, (long long)m, (long long)n,
-      (long long)(n / s->bn), (long long)((m + s->bm - 1) / s->bm), geo->threads, geo->bytes);
+      (long long)(n / s->bn), (long long)((m + s->bm - 1) / s->bm), split, geo->threads,
+      geo->bytes);
   /* Dynamic shared memory: the NVVM lowering aligns it to 16 bytes (static
    * workgroup attributions get their element type's 4), which the 128-bit
    * accesses need. */
@@ -644,10 +661,13 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
   }
   int va[KT_MAX_COPIES], vb[KT_MAX_COPIES];
   /* Prologue: the first k step into buffer 0. */
-  kt_tile_loads(g, geo, x, m, n, k, c0, va, vb);
+  int k_base = split > 1 ? kt_def(g, "arith.muli %%bz, %%v%d : index", kt_const(g, (long)k_part))
+                         : c0;
+  kt_tile_loads(g, geo, x, m, n, k, k_base, va, vb);
   kt_tile_stores(g, s, geo, x, c0, va, vb);
   stc_text_appendf(t, "      gpu.barrier\n");
-  int steps = kt_const(g, (long)(k / s->bk)), last = kt_const(g, (long)(k / s->bk - 1));
+  int steps = kt_const(g, (long)(k_part / s->bk)),
+      last = kt_const(g, (long)(k_part / s->bk - 1));
   int c2 = kt_const(g, 2), cbk = kt_const(g, s->bk);
   /* The k loop. */
   int result = g->next++, kidx = g->next++;
@@ -667,7 +687,7 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
   /* The next step's pieces (the last step loads itself again: harmless,
    * into the buffer nobody reads any more, and branch-free). */
   int following = kt_bin(g, "minui", kt_bin(g, "addi", kidx, c1), last);
-  int k0 = kt_bin(g, "muli", following, cbk);
+  int k0 = kt_bin(g, "addi", k_base, kt_bin(g, "muli", following, cbk));
   kt_tile_loads(g, geo, x, m, n, k, k0, va, vb);
   for (int kk = 0; kk < s->bk; kk++) {
     int ck = kt_const(g, kk);
@@ -708,7 +728,16 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
       int inside = kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", row[i], cm);
       stc_text_appendf(t, "      scf.if %%v%d {\n", inside);
     }
-    for (int c = 0; c < gn; c++) {
+    for (int c = 0; c < gn && split > 1; c++)
+      for (int j = 0; j < vn; j++) {
+        /* Split K: the blocks of one tile add their partial sums. */
+        int e = kt_def(g, "vector.extract %%v%d#%d[%d] : f32 from vector<%dxf32>", result,
+                       i * gn + c, j, vn);
+        int cj = kt_bin_const(g, "addi", col[c], j);
+        kt_def(g, "memref.atomic_rmw addf %%v%d, %%C[%%v%d, %%v%d] : (f32, memref<%lldx%lldxf32>) -> f32",
+               e, row[i], cj, (long long)m, (long long)n);
+      }
+    for (int c = 0; c < gn && split == 1; c++) {
       int old_c = kt_def(g, "vector.load %%C[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
                          row[i], col[c], 4 * vn, (long long)m, (long long)n, vn);
       int sum = kt_def(g, "arith.addf %%v%d, %%v%d#%d : vector<%dxf32>", old_c, result,
@@ -785,7 +814,7 @@ static bool replace_with_shared_kernels(MlirOperation func, const stc_gpu_schedu
     }
     int64_t m = mlirShapedTypeGetDimSize(ta, 0), k = mlirShapedTypeGetDimSize(ta, 1),
             n = mlirShapedTypeGetDimSize(tb, 1);
-    if (n % s->bn || k % s->bk)
+    if (n % s->bn || k % ((int64_t)s->bk * (s->split > 1 ? s->split : 1)))
       continue; /* stage A said so */
     stc_text text = {0};
     bool written = shared_kernel_text(s, &geo, m, n, k, &text);
@@ -825,14 +854,17 @@ static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
        !mlirOperationIsNull(func); func = mlirOperationGetNextInBlock(func)) {
     MlirAttribute tiles = mlirOperationGetAttributeByName(func, stc__str("stc.gpu_tiles"));
     if (mlirAttributeIsNull(tiles) || !mlirAttributeIsADenseI64Array(tiles) ||
-        mlirDenseArrayGetNumElements(tiles) != 6)
+        mlirDenseArrayGetNumElements(tiles) < 6)
       continue;
     stc_gpu_schedule s = {(int)mlirDenseI64ArrayGetElement(tiles, 0),
                           (int)mlirDenseI64ArrayGetElement(tiles, 1),
                           (int)mlirDenseI64ArrayGetElement(tiles, 2),
                           (int)mlirDenseI64ArrayGetElement(tiles, 3),
                           (int)mlirDenseI64ArrayGetElement(tiles, 4),
-                          mlirDenseI64ArrayGetElement(tiles, 5) != 0};
+                          mlirDenseI64ArrayGetElement(tiles, 5) != 0,
+                          mlirDenseArrayGetNumElements(tiles) > 6
+                              ? (int)mlirDenseI64ArrayGetElement(tiles, 6)
+                              : 1};
     if (s.shared) {
       if (!replace_with_shared_kernels(func, &s)) {
         mlirExternalPassSignalFailure(pass);

@@ -22,7 +22,7 @@
 #                          "rows,cols:mapping" (default kernel: block tile,
 #                          --gpu-mapping) or "s:BMxBN/TMxTN/kBK[/shared]"
 #                          (--gpu-schedule; only for shapes it divides:
-#                          /shared takes any M),
+#                          /shared takes any M; /splitS needs K % (BK S) = 0),
 #                          and cuBLAS on the same buffers;
 #   compare-outputs.py, device-run.sh.
 # run: writes into OUTDIR: examples.csv (name,status,seconds), one
@@ -43,7 +43,7 @@ default_variants="16,16:inner-x 32,32:inner-x 8,32:inner-x 16,16:outer-x
   s:64x64/4x4/k8 s:128x128/8x8/k8 s:64x128/4x8/k8 s:128x64/8x4/k16
   s:128x128/8x8/k8/shared s:128x128/8x8/k16/shared s:256x128/8x8/k8/shared
   s:128x128/4x8/k8/shared s:128x64/8x4/k16/shared s:64x64/4x4/k16/shared
-  s:32x32/2x2/k16/shared"
+  s:32x32/2x2/k16/shared s:64x64/4x4/k16/shared/split4 s:32x64/2x4/k16/shared/split4"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
@@ -99,14 +99,16 @@ MAIN
     for variant in ${STC_BENCH_VARIANTS:-$default_variants}; do
       local fn label flags
       if [[ $variant == s:* ]]; then
-        local spec=${variant#s:} bm bn tm tn bk
-        IFS='x/k' read -r bm bn tm tn _ bk <<< "${spec%/shared}"
+        local spec=${variant#s:} bm bn tm tn bk split=1
+        IFS='x/k' read -r bm bn tm tn _ bk <<< "${spec%%/shared*}"
+        [[ $spec == */split* ]] && split=${spec##*/split}
         # /shared handles a partial last block row (any M).
         local rows=$bm
-        [[ $spec == */shared ]] && rows=1
-        (( m % rows == 0 && n % bn == 0 && k % bk == 0 )) || continue
+        [[ $spec == */shared* ]] && rows=1
+        (( m % rows == 0 && n % bn == 0 && k % (bk * split) == 0 )) || continue
         fn=mm_${m}x${k}x${n}_s${bm}x${bn}_${tm}x${tn}_k${bk}
-        [[ $spec == */shared ]] && fn+=_shared
+        [[ $spec == */shared* ]] && fn+=_shared
+        (( split > 1 )) && fn+=_split$split
         label=$spec
         flags=(--gpu-schedule="$spec")
       else
@@ -194,7 +196,8 @@ run() {
     # The scheduled kernels: shared-memory races (barriers) and accesses.
     local only tool
     for only in 256x256x256_s64x64_4x4_k16_shared 128x256x256_s128x128_8x8_k16_shared \
-                197x768x2304_s128x128_8x8_k8_shared 256x256x256_s64x64_4x4_k8 \
+                197x768x2304_s128x128_8x8_k8_shared 197x768x2304_s64x64_4x4_k16_shared_split4 \
+                256x256x256_s64x64_4x4_k8 \
                 128x256x256_s64x128_4x8_k8; do
       for tool in memcheck racecheck; do
         echo "== matmul_bench $only ($tool)"
