@@ -14,7 +14,8 @@
  *   - hoists the C tile's read and write out of the k loop
  *     (transform.loop.hoist_loop_invariant_subsets): the accumulators stay in
  *     registers for the whole reduction, C is read and written once.
- *   The enclosing function gets stc.gpu_tiles = [BN/TN, BM/TM, 1].
+ *   The enclosing function gets stc.gpu_tiles = [BM, BN, TM, TN, BK, shared,
+ *   split] (read back by stc-gpu-map-forall) and stc.gpu_schedule (its name).
  * stc-gpu-map-forall (after bufferization): in each function carrying
  *   stc.gpu_tiles, the block forall becomes a gpu.launch
  *   (transform.gpu.map_forall_to_blocks generate_gpu_launch) and the thread
