@@ -1,6 +1,6 @@
 /* gpu_schedule.c - register-tiled GPU schedules for matmul and
- * batch_matmul under --target=cuda (--gpu-schedule=BMxBN/TMxTN/kBK), in two
- * passes around bufferization.
+ * batch_matmul under --target=cuda (--gpu-schedule=BMxBN/TMxTN/kBK[/shared]),
+ * in two passes around bufferization.
  *
  * stc-gpu-schedule (before bufferization, on tensors): each static-shaped
  * linalg.matmul / linalg.batch_matmul gets a transform script that
@@ -14,7 +14,8 @@
  *   - hoists the C tile's read and write out of the k loop
  *     (transform.loop.hoist_loop_invariant_subsets): the accumulators stay in
  *     registers for the whole reduction, C is read and written once.
- *   The enclosing function gets stc.gpu_tiles = [BN/TN, BM/TM, 1].
+ *   The enclosing function gets stc.gpu_tiles = [BM, BN, TM, TN, BK, shared,
+ *   split] (read back by stc-gpu-map-forall) and stc.gpu_schedule (its name).
  * stc-gpu-map-forall (after bufferization): in each function carrying
  *   stc.gpu_tiles, the block forall becomes a gpu.launch
  *   (transform.gpu.map_forall_to_blocks generate_gpu_launch) and the thread
@@ -24,11 +25,27 @@
  * Only ops whose M, N and K are multiples of BM, BN and BK are scheduled
  * (a remark says so for the others, which keep the default kernel): partial
  * tiles would give threads dynamically sized register tiles, which
- * bufferization turns into allocations inside the kernel.
+ * bufferization turns into allocations inside the kernel. Operands are read
+ * straight from global memory (L1/L2 serve the reuse across threads).
+ *
+ * /shared (linalg.matmul, f32): stage A only marks the function; after
+ * bufferization each linalg.matmul on plain static f32 buffers whose N and K
+ * the tiles divide (any M) is replaced by a generated kernel, written as
+ * MLIR text (shared_kernel_text) and parsed: one gpu.launch of
+ * (N/BN, ceil(M/BM)) blocks of (BM/TM)(BN/TN) threads, the A and B k-tiles
+ * double-buffered in dynamic shared memory (A transposed and padded),
+ * copied with 128-bit loads one k step ahead, TM x TN accumulators as
+ * loop-carried vectors from 0 (C read, added to and written once, after
+ * the k loop), 128-bit fragment loads from shared memory, one barrier per
+ * k step.
+ * This form was not reached with transform ops: tiling threads
+ * outside the k loop leaves no place for the block's cooperative copies,
+ * and tiling them inside keeps C in memory across the barriers.
+ * The 128-bit global accesses assume 16-byte aligned buffers (every device
+ * allocation is; an identity-layout memref has offset 0).
  *
  * Without --gpu-schedule nothing changes (the default one-thread-per-element
- * kernels). Operands are read straight from global memory (L1/L2 serve the
- * reuse across threads); no shared-memory staging yet.
+ * kernels).
  *
  * A schedule that does not apply (the interpreter fails, the result does not
  * verify) is an error at the op, never a crash. */
@@ -47,23 +64,83 @@
 #include <mlir-c/Dialect/SCF.h>
 #include <mlir-c/Dialect/Transform.h>
 #include <mlir-c/Dialect/Vector.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SEQUENCE "stc_gpu_schedule"
 
+/* The largest of 4, 2, 1 that divides `extent` and splits `elements` into
+ * pieces that `threads` threads share evenly; 0 when none does. */
+static int copy_width(int extent, int elements, int threads) {
+  for (int v = 4; v >= 1; v /= 2)
+    if (extent % v == 0 && (elements / v) % threads == 0 && elements / v >= threads)
+      return v;
+  return 0;
+}
+
+/* The largest of 4, 2, 1 that divides n. */
+static int vector_width(int n) { return n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1; }
+
+/* Geometry of a /shared kernel; false with a reason when the tiles do not
+ * allow one. */
+typedef struct shared_geometry {
+  int tx, ty, threads; /* threads per block: tx along N, ty along M */
+  int vm, vn;          /* shared-memory fragment loads: A (along M), B (along N) */
+  int va, vb;          /* global-memory copy widths: A (along K), B (along N) */
+  int pa, pb;          /* copies per thread and k step */
+  int bmp;             /* padded row of the transposed A tile */
+  long b_offset;       /* of the B buffers in the workgroup memory, in bytes */
+  long bytes;          /* workgroup memory (two buffers of each tile) */
+} shared_geometry;
+
+static bool shared_geometry_of(const stc_gpu_schedule *s, shared_geometry *g, char *why,
+                               size_t why_size) {
+  g->ty = s->bm / s->tm, g->tx = s->bn / s->tn, g->threads = g->tx * g->ty;
+  g->vm = vector_width(s->tm), g->vn = vector_width(s->tn);
+  g->va = copy_width(s->bk, s->bm * s->bk, g->threads);
+  g->vb = copy_width(s->bn, s->bk * s->bn, g->threads);
+  g->bmp = s->bm + 4;
+  g->b_offset = (2L * s->bk * g->bmp * 4 + 15) / 16 * 16;
+  g->bytes = g->b_offset + 2L * s->bk * s->bn * 4;
+  if (!g->va || !g->vb) {
+    snprintf(why, why_size,
+             "/shared: the %d threads must share the %dx%d A tile and the %dx%d B "
+             "tile evenly", g->threads, s->bm, s->bk, s->bk, s->bn);
+    return false;
+  }
+  g->pa = s->bm * s->bk / g->va / g->threads;
+  g->pb = s->bk * s->bn / g->vb / g->threads;
+  if (g->bytes > 48 * 1024) {
+    snprintf(why, why_size, "/shared: %ld bytes of shared memory (at most 48 KiB)",
+             g->bytes);
+    return false;
+  }
+  return true;
+}
+
+
 bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
                             size_t why_size) {
   stc_gpu_schedule s = {0};
   int used = -1;
+  int split_used = -1;
   if (!text || sscanf(text, "%dx%d/%dx%d/k%d%n", &s.bm, &s.bn, &s.tm, &s.tn, &s.bk,
                       &used) != 5 || used < 0 ||
-      (text[used] && strcmp(text + used, "/shared") != 0)) {
-    snprintf(why, why_size, "expected BMxBN/TMxTN/kBK[/shared], e.g. 64x64/4x4/k8");
+      (text[used] && strncmp(text + used, "/shared", 7) != 0) ||
+      (text[used] && text[used + 7] &&
+       (sscanf(text + used + 7, "/split%d%n", &s.split, &split_used) != 1 ||
+        split_used < 0 || text[used + 7 + split_used]))) {
+    snprintf(why, why_size,
+             "expected BMxBN/TMxTN/kBK[/shared[/splitS]], e.g. 64x64/4x4/k8");
     return false;
   }
   s.shared = text[used] != 0;
+  if (split_used >= 0 && (s.split < 2 || s.split > 64)) {
+    snprintf(why, why_size, "/split%d: the split must be 2 to 64", s.split);
+    return false;
+  }
   if (s.bm <= 0 || s.bn <= 0 || s.tm <= 0 || s.tn <= 0 || s.bk <= 0 ||
       s.bm > 1024 || s.bn > 1024 || s.bk > 256) {
     snprintf(why, why_size, "sizes must be positive (block tiles and k at most "
@@ -85,13 +162,19 @@ bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
              (s.bm / s.tm) * (s.bn / s.tn));
     return false;
   }
+  shared_geometry geo;
+  if (s.shared && !shared_geometry_of(&s, &geo, why, why_size))
+    return false;
   *out = s;
   return true;
 }
 
 void stc_gpu_schedule_name(const stc_gpu_schedule *s, char *out, size_t size) {
-  snprintf(out, size, "gpu_b%dx%d_t%dx%d_k%d%s", s->bm, s->bn, s->tm, s->tn, s->bk,
-           s->shared ? "_shared" : "");
+  char split[24] = "";
+  if (s->split > 1)
+    snprintf(split, sizeof split, "_split%d", s->split);
+  snprintf(out, size, "gpu_b%dx%d_t%dx%d_k%d%s%s", s->bm, s->bn, s->tm, s->tn, s->bk,
+           s->shared ? "_shared" : "", split);
 }
 
 /* ---- stage A: tiling and vectorization on tensors --------------------- */
@@ -106,11 +189,12 @@ static void op_sizes(MlirOperation op, bool batch, int64_t *m, int64_t *n, int64
   *n = mlirShapedTypeGetDimSize(b, o + 1);
 }
 
-static bool is_scheduled_op(MlirOperation op, bool *batch) {
+/* linalg.matmul / batch_matmul with the default indexing maps (no
+ * transposed or broadcast operands). */
+static bool default_maps(MlirOperation op, bool *batch) {
   *batch = stc__op_is(op, "linalg.batch_matmul");
   if (!*batch && !stc__op_is(op, "linalg.matmul"))
     return false;
-  /* Default indexing maps only (no transposed or broadcast operands). */
   MlirAttribute maps = mlirOperationGetAttributeByName(op, stc__str("indexing_maps"));
   if (!mlirAttributeIsNull(maps)) {
     MlirAttribute want = mlirAttributeParseGet(
@@ -124,6 +208,12 @@ static bool is_scheduled_op(MlirOperation op, bool *batch) {
     if (mlirAttributeIsNull(want) || !mlirAttributeEqual(maps, want))
       return false;
   }
+  return true;
+}
+
+static bool is_scheduled_op(MlirOperation op, bool *batch) {
+  if (!default_maps(op, batch))
+    return false;
   /* Static tensors. */
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
     MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
@@ -131,6 +221,15 @@ static bool is_scheduled_op(MlirOperation op, bool *batch) {
       return false;
   }
   return mlirOperationGetNumResults(op) == 1;
+}
+
+/* Every operand's element type is f32. */
+static bool shared_f32(MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
+    if (!mlirTypeIsAF32(mlirShapedTypeGetElementType(
+            mlirValueGetType(mlirOperationGetOperand(op, i)))))
+      return false;
+  return true;
 }
 
 typedef struct op_list {
@@ -166,16 +265,6 @@ static void stage_a_script(const stc_gpu_schedule *s, bool batch, stc_text *t) {
       "module attributes {transform.with_named_sequence} {\n"
       "  transform.named_sequence @" SEQUENCE "(%%op: !transform.any_op {transform.consumed}) {\n"
       "    %%func = transform.get_parent_op %%op {isolated_from_above} : (!transform.any_op) -> !transform.any_op\n");
-  if (s->shared) { /* the rest after bufferization: shared_script */
-    stc_text_appendf(
-        t,
-        "    %%t1, %%f1 = transform.structured.tile_using_forall %%op tile_sizes [%d, %d] "
-        "(mapping = [#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
-        "    %%t2, %%l2 = transform.structured.tile_using_for %%t1 tile_sizes [0, 0, %d] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
-        "    transform.yield\n  }\n}\n",
-        s->bm, s->bn, s->bk);
-    return;
-  }
   if (batch)
     stc_text_appendf(
         t,
@@ -268,8 +357,9 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
   }
   char name[96], dims[96], what[160];
   stc_gpu_schedule_name(s, name, sizeof name);
-  snprintf(dims, sizeof dims, "array<i64: %d, %d, %d, %d, %d, %d>", s->bm, s->bn, s->tm,
-           s->tn, s->bk, s->shared);
+  snprintf(dims, sizeof dims, "array<i64: %d, %d, %d, %d, %d, %d, %d>", s->bm, s->bn,
+           s->tm, s->tn, s->bk, s->shared, s->split > 1 ? s->split : 1);
+  int64_t k_step = (int64_t)s->bk * (s->split > 1 ? s->split : 1);
   snprintf(what, sizeof what, "--gpu-schedule %s", name);
   MlirAttribute dims_attr = mlirAttributeParseGet(ctx, stc__str(dims));
   for (size_t i = 0; i < list.count; i++) {
@@ -287,12 +377,24 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
                                 "the default kernel");
       continue;
     }
-    if (m % s->bm || n % s->bn || k % s->bk) {
+    if (s->shared && !shared_f32(op)) {
+      stc__pass_remark(ctx, op, "--gpu-schedule: /shared is for f32 operands only: "
+                                "the default kernel");
+      continue;
+    }
+    /* /shared handles a partial last block row (any M). */
+    if ((!s->shared && m % s->bm) || n % s->bn || k % k_step) {
       char message[256];
-      snprintf(message, sizeof message,
-               "--gpu-schedule %s: M=%lld, N=%lld, K=%lld are not multiples of "
-               "%d, %d, %d: the default kernel",
-               name, (long long)m, (long long)n, (long long)k, s->bm, s->bn, s->bk);
+      if (s->shared)
+        snprintf(message, sizeof message,
+                 "--gpu-schedule %s: N=%lld, K=%lld are not multiples of %d, %lld: the "
+                 "default kernel",
+                 name, (long long)n, (long long)k, s->bn, (long long)k_step);
+      else
+        snprintf(message, sizeof message,
+                 "--gpu-schedule %s: M=%lld, N=%lld, K=%lld are not multiples of "
+                 "%d, %d, %d: the default kernel",
+                 name, (long long)m, (long long)n, (long long)k, s->bm, s->bn, s->bk);
       stc__pass_remark(ctx, op, message);
       continue;
     }
@@ -303,6 +405,14 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
       mlirEmitError(loc, "--gpu-schedule: a matmul outside a func.func");
       mlirExternalPassSignalFailure(pass);
       break;
+    }
+    if (s->shared) {
+      /* Marked only: stc-gpu-map-forall replaces every eligible matmul of
+       * the function by the generated kernel after bufferization. */
+      mlirOperationSetAttributeByName(func, stc__str("stc.gpu_tiles"), dims_attr);
+      mlirOperationSetAttributeByName(func, stc__str("stc.gpu_schedule"),
+                                      mlirStringAttrGet(ctx, stc__str(name)));
+      continue;
     }
     if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(func, stc__str("stc.gpu_tiles")))) {
       /* One launch per function: map_forall_to_blocks maps the unique
@@ -368,116 +478,373 @@ MlirPass stc_gpu_schedule_pass_create(const stc_gpu_schedule *schedule) {
 
 /* ---- stage B: foralls to gpu.launch ------------------------------------ */
 
-/* /shared, after bufferization: A's BMxBK and B's BKxBN tiles of each k
- * step promoted to workgroup memory, each copy spread over the block's
- * threads (a thread copies a ceil(BM/ty) x ceil(BK/tx) piece of A and a
- * ceil(BK/ty) x ceil(BN/tx) piece of B: B's rows are read coalesced), then
- * each thread's TM x TN x BK step from shared memory (map_nested_forall_
- * to_threads puts a barrier after each distributed step). C is read and
- * written once per k step. */
-static void shared_script(const stc_gpu_schedule *s, stc_text *t) {
-  int ty = s->bm / s->tm, tx = s->bn / s->tn;
-  int a0 = (s->bm + ty - 1) / ty, a1 = (s->bk + tx - 1) / tx;
-  int b0 = (s->bk + ty - 1) / ty, b1 = (s->bn + tx - 1) / tx;
+/* ---- /shared: a generated block-cooperative kernel --------------------- */
+
+/* The kernel is written as text and parsed: a private function with the
+ * matmul's operands as arguments, whose body (one gpu.launch) replaces the
+ * linalg.matmul. Values are %v<N>, numbered in order of definition. */
+typedef struct kernel_text {
+  stc_text *t;
+  int next;
+} kernel_text;
+
+static int kt_def(kernel_text *g, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* "%vN = <format>\n"; returns N. */
+static int kt_def(kernel_text *g, const char *format, ...) {
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  int n = g->next++;
+  stc_text_appendf(g->t, "      %%v%d = %s\n", n, line);
+  return n;
+}
+
+static int kt_const(kernel_text *g, long value) {
+  return kt_def(g, "arith.constant %ld : index", value);
+}
+
+/* %v<a> op %v<b> on index values. */
+static int kt_bin(kernel_text *g, const char *op, int a, int b) {
+  return kt_def(g, "arith.%s %%v%d, %%v%d : index", op, a, b);
+}
+
+static int kt_bin_const(kernel_text *g, const char *op, int a, long b) {
+  return kt_bin(g, op, a, kt_const(g, b));
+}
+
+#define KT_MAX_COPIES 64
+#define KT_MAX_ACC 256
+
+typedef struct kernel_indices {
+  int tid, row0, col0, mlast;
+  int a_row[KT_MAX_COPIES], a_col[KT_MAX_COPIES][4], a_grow[KT_MAX_COPIES];
+  int b_row[KT_MAX_COPIES], b_col[KT_MAX_COPIES], b_gcol[KT_MAX_COPIES];
+} kernel_indices;
+
+/* Global -> registers: the A and B pieces this thread copies for the k
+ * step starting at row/column %v<k0>. Values in va[], vb[]. */
+static void kt_tile_loads(kernel_text *g, const shared_geometry *geo, const kernel_indices *x,
+                          int64_t m, int64_t n, int64_t k, int k0, int *va, int *vb) {
+  for (int p = 0; p < geo->pa; p++) {
+    int col = kt_bin(g, "addi", k0, x->a_col[p][0]);
+    va[p] = kt_def(g, "vector.load %%A[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
+                   x->a_grow[p], col, 4 * geo->va, (long long)m, (long long)k, geo->va);
+  }
+  for (int p = 0; p < geo->pb; p++) {
+    int row = kt_bin(g, "addi", k0, x->b_row[p]);
+    vb[p] = kt_def(g, "vector.load %%B[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
+                   row, x->b_gcol[p], 4 * geo->vb, (long long)k, (long long)n, geo->vb);
+  }
+}
+
+/* Registers -> workgroup buffer %v<buf>: A transposed (As[buf][k][m]), B as is. */
+static void kt_tile_stores(kernel_text *g, const stc_gpu_schedule *s, const shared_geometry *geo,
+                           const kernel_indices *x, int buf, const int *va, const int *vb) {
+  for (int p = 0; p < geo->pa; p++)
+    for (int j = 0; j < geo->va; j++) {
+      int e = kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<%dxf32>", va[p], j, geo->va);
+      stc_text_appendf(g->t,
+                       "      memref.store %%v%d, %%As[%%v%d, %%v%d, %%v%d] : "
+                       "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>\n",
+                       e, buf, x->a_col[p][j], x->a_row[p], s->bk, geo->bmp);
+    }
+  for (int p = 0; p < geo->pb; p++)
+    stc_text_appendf(g->t,
+                     "      vector.store %%v%d, %%Bs[%%v%d, %%v%d, %%v%d] {alignment = %d} : "
+                     "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>, vector<%dxf32>\n",
+                     vb[p], buf, x->b_row[p], x->b_col[p], 4 * geo->vb, s->bk, s->bn, geo->vb);
+}
+
+/* The whole kernel for C(MxN) += A(MxK) B(KxN). Block (bx, by) computes
+ * C[by*BM.., bx*BN..]; thread t = ty*TX + tx owns rows by*BM + ty*TM + i
+ * (i < TM) and, in groups of VN, columns bx*BN + g*TX*VN + tx*VN + j
+ * (interleaved: a warp's B fragment loads and C accesses are contiguous).
+ * Per k step of BK: the next step's A and B pieces are loaded into
+ * registers (128-bit where the tiles allow), the current step's TM x TN x
+ * BK FMAs run from shared memory (A stored transposed and padded, so each
+ * fragment is TM/VM + TN/VN vector loads), the loaded pieces are stored
+ * into the other buffer, one barrier. The accumulators are loop-carried
+ * vectors starting at 0; C += them after the k loop (loading C first would
+ * keep its addresses live across the loop: 128 instead of 172 registers
+ * for 128x128/8x8/k8, two blocks per SM instead of one). A rows past M (a
+ * partial last block row) are read from row M-1; their C rows are neither
+ * read nor written. */
+static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry *geo,
+                               int64_t m, int64_t n, int64_t k, stc_text *t) {
+  int tm = s->tm, vm = geo->vm, vn = geo->vn, gn = s->tn / vn, nacc = tm * gn;
+  int split = s->split > 1 ? s->split : 1;
+  int64_t k_part = k / split; /* each block z's share of K */
+  bool partial = m % s->bm != 0;
+  if (geo->pa > KT_MAX_COPIES || geo->pb > KT_MAX_COPIES || nacc > KT_MAX_ACC ||
+      tm / vm > 64 || gn > 64)
+    return false;
+  kernel_indices *x = calloc(1, sizeof *x);
+  int *acc = malloc(sizeof(int) * (size_t)nacc * 2), *row = malloc(sizeof(int) * (size_t)tm),
+      *col = malloc(sizeof(int) * (size_t)gn);
+  if (!x || !acc || !row || !col) {
+    free(x), free(acc), free(row), free(col);
+    return false;
+  }
+  int *next_acc = acc + nacc;
+  kernel_text gen = {t, 0}, *g = &gen;
+  char wa[96], wb[96];
+  snprintf(wa, sizeof wa, "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>", s->bk, geo->bmp);
+  snprintf(wb, sizeof wb, "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>", s->bk, s->bn);
   stc_text_appendf(
       t,
-      "    %%mm = transform.structured.match ops{[\"linalg.matmul\"]} in %%func : (!transform.any_op) -> !transform.any_op\n"
-      "    %%p = transform.structured.promote %%mm { operands_to_promote = [0, 1], memory_space = #gpu.address_space<workgroup> } : (!transform.any_op) -> !transform.any_op\n"
-      "    %%copies = transform.structured.match ops{[\"linalg.copy\"]} in %%func : (!transform.any_op) -> !transform.any_op\n"
-      "    %%ca, %%cb = transform.split_handle %%copies : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
-      "    %%cat, %%caf = transform.structured.tile_using_forall %%ca num_threads [%d, %d] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
-      "    %%cbt, %%cbf = transform.structured.tile_using_forall %%cb num_threads [%d, %d] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
-      "    transform.structured.vectorize %%cat vector_sizes [%d, %d] : !transform.any_op\n"
-      "    transform.structured.vectorize %%cbt vector_sizes [%d, %d] : !transform.any_op\n"
-      "    %%t3, %%f3 = transform.structured.tile_using_forall %%p num_threads [%d, %d] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
-      "    transform.structured.vectorize %%t3 vector_sizes [%d, %d, %d] : !transform.any_op\n"
-      "    transform.apply_patterns to %%func {\n"
-      "      transform.apply_patterns.vector.lower_masked_transfers\n"
-      "    } : !transform.any_op\n"
-      "    transform.apply_patterns to %%func {\n"
-      "      transform.apply_patterns.vector.reduction_to_contract\n"
-      "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
-      "      transform.apply_patterns.canonicalization\n"
-      "    } : !transform.any_op\n"
-      "    transform.apply_patterns to %%func {\n"
-      "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
-      "      transform.apply_patterns.vector.lower_outerproduct\n"
-      "      transform.apply_patterns.canonicalization\n"
-      "    } : !transform.any_op\n",
-      ty, tx, ty, tx, a0, a1, b0, b1, ty, tx, s->tm, s->tn, s->bk);
-}
-
-/* Workgroup-memory allocations inside a gpu.launch become the launch's
- * workgroup attributions (the NVVM lowering has no allocator for them);
- * their deallocations go. */
-static MlirWalkResult find_launch(MlirOperation op, void *user) {
-  if (stc__op_is(op, "gpu.launch")) {
-    *(MlirOperation *)user = op;
-    return MlirWalkResultInterrupt;
+      "module {\n"
+      "  func.func private @stc_gpu_shared_kernel(%%A: memref<%lldx%lldxf32>, "
+      "%%B: memref<%lldx%lldxf32>, %%C: memref<%lldx%lldxf32>) {\n"
+      "    %%gx = arith.constant %lld : index\n"
+      "    %%gy = arith.constant %lld : index\n"
+      "    %%gz = arith.constant %d : index\n"
+      "    %%one = arith.constant 1 : index\n"
+      "    %%nt = arith.constant %d : index\n"
+      "    %%smem = arith.constant %ld : i32\n"
+      "    gpu.launch blocks(%%bx, %%by, %%bz) in (%%gsx = %%gx, %%gsy = %%gy, %%gsz = %%gz) "
+      "threads(%%tid, %%tidy, %%tidz) in (%%bsx = %%nt, %%bsy = %%one, %%bsz = %%one) "
+      "dynamic_shared_memory_size %%smem {\n",
+      (long long)m, (long long)k, (long long)k, (long long)n, (long long)m, (long long)n,
+      (long long)(n / s->bn), (long long)((m + s->bm - 1) / s->bm), split, geo->threads,
+      geo->bytes);
+  /* Dynamic shared memory: the NVVM lowering aligns it to 16 bytes (static
+   * workgroup attributions get their element type's 4), which the 128-bit
+   * accesses need. */
+  int c0 = kt_const(g, 0), c1 = kt_const(g, 1);
+  stc_text_appendf(t,
+                   "      %%dyn = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>\n"
+                   "      %%As = memref.view %%dyn[%%v%d][] : memref<?xi8, #gpu.address_space<workgroup>> to %s\n",
+                   c0, wa);
+  int b_offset = kt_const(g, geo->b_offset);
+  stc_text_appendf(t,
+                   "      %%Bs = memref.view %%dyn[%%v%d][] : memref<?xi8, #gpu.address_space<workgroup>> to %s\n",
+                   b_offset, wb);
+  x->tid = kt_def(g, "arith.addi %%tid, %%v%d : index", c0);
+  int tx = kt_bin_const(g, "remui", x->tid, geo->tx);
+  int ty = kt_bin_const(g, "divui", x->tid, geo->tx);
+  x->row0 = kt_def(g, "arith.muli %%by, %%v%d : index", kt_const(g, s->bm));
+  x->col0 = kt_def(g, "arith.muli %%bx, %%v%d : index", kt_const(g, s->bn));
+  x->mlast = kt_const(g, (long)(m - 1));
+  int frag_row = kt_bin_const(g, "muli", ty, tm);   /* in the block tile */
+  int frag_col = kt_bin_const(g, "muli", tx, vn);
+  /* The accumulators start at 0 (C is added after the k loop: its
+   * addresses are not live across the loop). */
+  int zero = kt_def(g, "arith.constant dense<0.0> : vector<%dxf32>", vn);
+  for (int a = 0; a < nacc; a++)
+    acc[a] = zero;
+  /* Fragment offsets in the shared tiles. */
+  int fa[64], fb[64];
+  for (int f = 0; f < tm / vm; f++)
+    fa[f] = kt_bin_const(g, "addi", frag_row, (long)f * vm);
+  for (int c = 0; c < gn; c++)
+    fb[c] = kt_bin_const(g, "addi", frag_col, (long)c * geo->tx * vn);
+  /* Copy indices (loop-invariant). */
+  for (int p = 0; p < geo->pa; p++) {
+    int q = kt_bin_const(g, "addi", x->tid, (long)p * geo->threads);
+    x->a_row[p] = kt_bin_const(g, "divui", q, s->bk / geo->va);
+    int ac = kt_bin_const(g, "remui", q, s->bk / geo->va);
+    x->a_col[p][0] = kt_bin_const(g, "muli", ac, geo->va);
+    for (int j = 1; j < geo->va; j++)
+      x->a_col[p][j] = kt_bin_const(g, "addi", x->a_col[p][0], j);
+    int grow = kt_bin(g, "addi", x->row0, x->a_row[p]);
+    x->a_grow[p] = partial ? kt_bin(g, "minui", grow, x->mlast) : grow;
   }
-  return MlirWalkResultAdvance;
+  for (int p = 0; p < geo->pb; p++) {
+    int q = kt_bin_const(g, "addi", x->tid, (long)p * geo->threads);
+    x->b_row[p] = kt_bin_const(g, "divui", q, s->bn / geo->vb);
+    int bc = kt_bin_const(g, "remui", q, s->bn / geo->vb);
+    x->b_col[p] = kt_bin_const(g, "muli", bc, geo->vb);
+    x->b_gcol[p] = kt_bin(g, "addi", x->col0, x->b_col[p]);
+  }
+  int va[KT_MAX_COPIES], vb[KT_MAX_COPIES];
+  /* Prologue: the first k step into buffer 0. */
+  int k_base = split > 1 ? kt_def(g, "arith.muli %%bz, %%v%d : index", kt_const(g, (long)k_part))
+                         : c0;
+  kt_tile_loads(g, geo, x, m, n, k, k_base, va, vb);
+  kt_tile_stores(g, s, geo, x, c0, va, vb);
+  stc_text_appendf(t, "      gpu.barrier\n");
+  int steps = kt_const(g, (long)(k_part / s->bk)),
+      last = kt_const(g, (long)(k_part / s->bk - 1));
+  int c2 = kt_const(g, 2), cbk = kt_const(g, s->bk);
+  /* The k loop. */
+  int result = g->next++, kidx = g->next++;
+  stc_text_appendf(t, "      %%v%d:%d = scf.for %%v%d = %%v%d to %%v%d step %%v%d iter_args(",
+                   result, nacc, kidx, c0, steps, c1);
+  for (int a = 0; a < nacc; a++) {
+    int arg = g->next++;
+    stc_text_appendf(t, "%s%%v%d = %%v%d", a ? ", " : "", arg, acc[a]);
+    acc[a] = arg;
+  }
+  stc_text_appendf(t, ") -> (");
+  for (int a = 0; a < nacc; a++)
+    stc_text_appendf(t, "%svector<%dxf32>", a ? ", " : "", vn);
+  stc_text_appendf(t, ") {\n");
+  int cur = kt_bin(g, "remui", kidx, c2);
+  int other = kt_bin(g, "subi", c1, cur);
+  /* The next step's pieces (the last step loads itself again: harmless,
+   * into the buffer nobody reads any more, and branch-free). */
+  int following = kt_bin(g, "minui", kt_bin(g, "addi", kidx, c1), last);
+  int k0 = kt_bin(g, "addi", k_base, kt_bin(g, "muli", following, cbk));
+  kt_tile_loads(g, geo, x, m, n, k, k0, va, vb);
+  for (int kk = 0; kk < s->bk; kk++) {
+    int ck = kt_const(g, kk);
+    int a_frag[64], b_frag[64];
+    for (int f = 0; f < tm / vm; f++)
+      a_frag[f] = kt_def(g, "vector.load %%As[%%v%d, %%v%d, %%v%d] {alignment = %d} : %s, vector<%dxf32>",
+                         cur, ck, fa[f], 4 * vm, wa, vm);
+    for (int c = 0; c < gn; c++)
+      b_frag[c] = kt_def(g, "vector.load %%Bs[%%v%d, %%v%d, %%v%d] {alignment = %d} : %s, vector<%dxf32>",
+                         cur, ck, fb[c], 4 * vn, wb, vn);
+    for (int i = 0; i < tm; i++) {
+      int e = kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<%dxf32>", a_frag[i / vm],
+                     i % vm, vm);
+      int splat = kt_def(g, "vector.broadcast %%v%d : f32 to vector<%dxf32>", e, vn);
+      for (int c = 0; c < gn; c++)
+        next_acc[i * gn + c] = kt_def(g, "vector.fma %%v%d, %%v%d, %%v%d : vector<%dxf32>", splat,
+                                      b_frag[c], acc[i * gn + c], vn);
+    }
+    memcpy(acc, next_acc, sizeof(int) * (size_t)nacc);
+  }
+  kt_tile_stores(g, s, geo, x, other, va, vb);
+  stc_text_appendf(t, "      gpu.barrier\n      scf.yield ");
+  for (int a = 0; a < nacc; a++)
+    stc_text_appendf(t, "%s%%v%d", a ? ", " : "", acc[a]);
+  stc_text_appendf(t, " : ");
+  for (int a = 0; a < nacc; a++)
+    stc_text_appendf(t, "%svector<%dxf32>", a ? ", " : "", vn);
+  stc_text_appendf(t, "\n      }\n");
+  /* C += the accumulators. */
+  int row_base = kt_bin(g, "addi", x->row0, frag_row);
+  int col_base = kt_bin(g, "addi", x->col0, frag_col);
+  for (int c = 0; c < gn; c++)
+    col[c] = kt_bin_const(g, "addi", col_base, (long)c * geo->tx * vn);
+  int cm = partial ? kt_const(g, (long)m) : -1;
+  for (int i = 0; i < tm; i++) {
+    row[i] = kt_bin_const(g, "addi", row_base, i);
+    if (partial) {
+      int inside = kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", row[i], cm);
+      stc_text_appendf(t, "      scf.if %%v%d {\n", inside);
+    }
+    for (int c = 0; c < gn && split > 1; c++)
+      for (int j = 0; j < vn; j++) {
+        /* Split K: the blocks of one tile add their partial sums. */
+        int e = kt_def(g, "vector.extract %%v%d#%d[%d] : f32 from vector<%dxf32>", result,
+                       i * gn + c, j, vn);
+        int cj = kt_bin_const(g, "addi", col[c], j);
+        kt_def(g, "memref.atomic_rmw addf %%v%d, %%C[%%v%d, %%v%d] : (f32, memref<%lldx%lldxf32>) -> f32",
+               e, row[i], cj, (long long)m, (long long)n);
+      }
+    for (int c = 0; c < gn && split == 1; c++) {
+      int old_c = kt_def(g, "vector.load %%C[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
+                         row[i], col[c], 4 * vn, (long long)m, (long long)n, vn);
+      int sum = kt_def(g, "arith.addf %%v%d, %%v%d#%d : vector<%dxf32>", old_c, result,
+                       i * gn + c, vn);
+      stc_text_appendf(t,
+                       "      vector.store %%v%d, %%C[%%v%d, %%v%d] {alignment = %d} : "
+                       "memref<%lldx%lldxf32>, vector<%dxf32>\n",
+                       sum, row[i], col[c], 4 * vn, (long long)m, (long long)n, vn);
+    }
+    if (partial)
+      stc_text_appendf(t, "      }\n");
+  }
+  stc_text_appendf(t, "      gpu.terminator\n    }\n    return\n  }\n}\n");
+  free(x), free(acc), free(row), free(col);
+  return !t->out_of_memory;
+}
+/* A static f32 memref with the identity layout in the default memory space
+ * (what bufferization gives function arguments and allocations). */
+static bool plain_f32_memref(MlirType t) {
+  if (!mlirTypeIsAMemRef(t) || !mlirShapedTypeHasStaticShape(t) ||
+      !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) ||
+      !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
+    return false;
+  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
+  return mlirAttributeIsNull(layout) ||
+         (mlirAttributeIsAAffineMap(layout) &&
+          mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
 }
 
-typedef struct alloc_list {
-  MlirOperation ops[16];
-  size_t count;
-  bool too_many;
-} alloc_list;
-
-static MlirWalkResult find_workgroup_alloc(MlirOperation op, void *user) {
-  alloc_list *list = user;
-  if (!stc__op_is(op, "memref.alloc") || mlirOperationGetNumOperands(op) != 0)
+static MlirWalkResult collect_memref_matmul(MlirOperation op, void *user) {
+  op_list *list = user;
+  if (!stc__op_is(op, "linalg.matmul"))
     return MlirWalkResultAdvance;
-  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
-  MlirAttribute space = mlirMemRefTypeGetMemorySpace(type);
-  if (mlirAttributeIsNull(space) ||
-      !mlirAttributeEqual(space, mlirAttributeParseGet(mlirOperationGetContext(op),
-                                                       stc__str("#gpu.address_space<workgroup>"))))
-    return MlirWalkResultAdvance;
-  if (list->count == 16) {
-    list->too_many = true;
-    return MlirWalkResultInterrupt;
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? 2 * list->capacity : 16;
+    MlirOperation *grown = realloc(list->ops, capacity * sizeof *grown);
+    if (!grown) {
+      list->out_of_memory = true;
+      return MlirWalkResultInterrupt;
+    }
+    list->ops = grown, list->capacity = capacity;
   }
   list->ops[list->count++] = op;
   return MlirWalkResultAdvance;
 }
 
-static bool attribute_workgroup_memory(MlirOperation func) {
-  MlirOperation launch = {NULL};
-  mlirOperationWalk(func, find_launch, &launch, MlirWalkPreOrder);
-  if (mlirOperationIsNull(launch))
-    return false;
-  alloc_list list = {0};
-  mlirOperationWalk(launch, find_workgroup_alloc, &list, MlirWalkPreOrder);
-  if (list.too_many)
-    return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(launch, 0));
+/* /shared after bufferization: each linalg.matmul of `func` on plain
+ * memrefs whose N and K the tiles divide becomes the generated kernel's
+ * gpu.launch (any M: a partial last block row). Others keep the default
+ * kernel, with a remark. False after an error. */
+static bool replace_with_shared_kernels(MlirOperation func, const stc_gpu_schedule *s) {
   MlirContext ctx = mlirOperationGetContext(func);
-  for (size_t i = 0; i < list.count; i++) {
-    MlirValue buffer = mlirOperationGetResult(list.ops[i], 0);
-    /* Deallocations first (they are uses). */
-    for (;;) {
-      MlirOpOperand use = mlirValueGetFirstUse(buffer);
-      MlirOperation user = {NULL};
-      for (; !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
-        if (stc__op_is(mlirOpOperandGetOwner(use), "memref.dealloc")) {
-          user = mlirOpOperandGetOwner(use);
-          break;
-        }
-      if (mlirOperationIsNull(user))
-        break;
-      mlirOperationDestroy(user);
-    }
-    MlirValue argument = mlirBlockInsertArgument(body, (intptr_t)(12 + i),
-                                                 mlirValueGetType(buffer),
-                                                 mlirOperationGetLocation(list.ops[i]));
-    mlirValueReplaceAllUsesOfWith(buffer, argument);
-    mlirOperationDestroy(list.ops[i]);
+  char why[256];
+  shared_geometry geo;
+  if (!shared_geometry_of(s, &geo, why, sizeof why)) {
+    mlirEmitError(mlirOperationGetLocation(func), why);
+    return false;
   }
-  mlirOperationSetAttributeByName(
-      launch, stc__str("workgroup_attributions"),
-      mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), (int64_t)list.count));
-  return true;
+  op_list list = {0};
+  mlirOperationWalk(func, collect_memref_matmul, &list, MlirWalkPreOrder);
+  bool ok = !list.out_of_memory;
+  for (size_t i = 0; ok && i < list.count; i++) {
+    MlirOperation op = list.ops[i];
+    bool batch;
+    MlirType ta = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    MlirType tb = mlirValueGetType(mlirOperationGetOperand(op, 1));
+    if (mlirOperationGetNumOperands(op) != 3 || mlirOperationGetNumResults(op) != 0 ||
+        !plain_f32_memref(ta) || !plain_f32_memref(tb) ||
+        !plain_f32_memref(mlirValueGetType(mlirOperationGetOperand(op, 2))) ||
+        !default_maps(op, &batch) || batch) {
+      stc__pass_remark(ctx, op, "--gpu-schedule /shared: operands are not plain static f32 "
+                                "buffers: the default kernel");
+      continue;
+    }
+    int64_t m = mlirShapedTypeGetDimSize(ta, 0), k = mlirShapedTypeGetDimSize(ta, 1),
+            n = mlirShapedTypeGetDimSize(tb, 1);
+    if (n % s->bn || k % ((int64_t)s->bk * (s->split > 1 ? s->split : 1)))
+      continue; /* stage A said so */
+    stc_text text = {0};
+    bool written = shared_kernel_text(s, &geo, m, n, k, &text);
+    MlirModule kernel = written ? mlirModuleCreateParse(ctx, stc__str(text.data))
+                                : (MlirModule){NULL};
+    stc_text_free(&text);
+    if (mlirModuleIsNull(kernel)) {
+      mlirEmitError(mlirOperationGetLocation(op),
+                    "internal error: the --gpu-schedule /shared kernel does not parse");
+      ok = false;
+      break;
+    }
+    MlirOperation callee = mlirBlockGetFirstOperation(mlirModuleGetBody(kernel));
+    MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(callee, 0));
+    for (intptr_t a = 0; a < 3; a++)
+      mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, a),
+                                    mlirOperationGetOperand(op, a));
+    for (MlirOperation o = mlirBlockGetFirstOperation(entry), next; !mlirOperationIsNull(o);
+         o = next) {
+      next = mlirOperationGetNextInBlock(o);
+      if (mlirOperationIsNull(next))
+        break; /* func.return */
+      mlirOperationMoveBefore(o, op);
+    }
+    mlirModuleDestroy(kernel);
+    mlirOperationDestroy(op);
+  }
+  free(list.ops);
+  return ok;
 }
 
 static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
@@ -488,21 +855,30 @@ static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
        !mlirOperationIsNull(func); func = mlirOperationGetNextInBlock(func)) {
     MlirAttribute tiles = mlirOperationGetAttributeByName(func, stc__str("stc.gpu_tiles"));
     if (mlirAttributeIsNull(tiles) || !mlirAttributeIsADenseI64Array(tiles) ||
-        mlirDenseArrayGetNumElements(tiles) != 6)
+        mlirDenseArrayGetNumElements(tiles) < 6)
       continue;
     stc_gpu_schedule s = {(int)mlirDenseI64ArrayGetElement(tiles, 0),
                           (int)mlirDenseI64ArrayGetElement(tiles, 1),
                           (int)mlirDenseI64ArrayGetElement(tiles, 2),
                           (int)mlirDenseI64ArrayGetElement(tiles, 3),
                           (int)mlirDenseI64ArrayGetElement(tiles, 4),
-                          mlirDenseI64ArrayGetElement(tiles, 5) != 0};
+                          mlirDenseI64ArrayGetElement(tiles, 5) != 0,
+                          mlirDenseArrayGetNumElements(tiles) > 6
+                              ? (int)mlirDenseI64ArrayGetElement(tiles, 6)
+                              : 1};
+    if (s.shared) {
+      if (!replace_with_shared_kernels(func, &s)) {
+        mlirExternalPassSignalFailure(pass);
+        return;
+      }
+      mlirOperationRemoveAttributeByName(func, stc__str("stc.gpu_tiles"));
+      continue;
+    }
     stc_text text = {0};
     stc_text_appendf(
         &text,
         "module attributes {transform.with_named_sequence} {\n"
         "  transform.named_sequence @" SEQUENCE "(%%func: !transform.any_op {transform.consumed}) {\n");
-    if (s.shared)
-      shared_script(&s, &text);
     /* Transfers to plain vector loads and stores (convert-gpu-to-nvvm
      * lowers those, in any address space). */
     stc_text_appendf(
@@ -536,12 +912,6 @@ static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
                     "--gpu-schedule: mapping to blocks and threads");
     mlirOperationDestroy(script);
     if (!ok) {
-      mlirExternalPassSignalFailure(pass);
-      return;
-    }
-    if (s.shared && !attribute_workgroup_memory(func)) {
-      mlirEmitError(loc, "--gpu-schedule: the shared-memory tiles could not become "
-                         "workgroup attributions");
       mlirExternalPassSignalFailure(pass);
       return;
     }

@@ -41,11 +41,13 @@ void stc_gpu_placement_destroy(stc_gpu_placement *placement);
  * The caller owns the pass until it is added to a pass manager. */
 MlirPass stc_gpu_host_memory_pass_create(void);
 
-/* --gpu-schedule=BMxBN/TMxTN/kBK[/shared] (tools/common/gpu_schedule.c): block tile
- * BM x BN of C, thread tile (registers) TM x TN, reduction step BK. */
+/* --gpu-schedule=BMxBN/TMxTN/kBK[/shared[/splitS]] (tools/common/gpu_schedule.c):
+ * block tile BM x BN of C, thread tile (registers) TM x TN, reduction step BK. */
 typedef struct stc_gpu_schedule {
   int bm, bn, tm, tn, bk;
   bool shared; /* "/shared": A and B tiles staged in workgroup memory */
+  int split;   /* "/splitS" (with /shared): K split over S blocks, C += with
+                * atomic adds; 0 or 1: no split */
 } stc_gpu_schedule;
 
 /* false with a reason in why for a malformed or unusable spec. Blocks of

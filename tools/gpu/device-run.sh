@@ -21,7 +21,8 @@
 #                          shapes), one per $STC_BENCH_VARIANTS entry:
 #                          "rows,cols:mapping" (default kernel: block tile,
 #                          --gpu-mapping) or "s:BMxBN/TMxTN/kBK[/shared]"
-#                          (--gpu-schedule; only for shapes it divides),
+#                          (--gpu-schedule; only for shapes it divides:
+#                          /shared takes any M; /splitS needs K % (BK S) = 0),
 #                          and cuBLAS on the same buffers;
 #   compare-outputs.py, device-run.sh.
 # run: writes into OUTDIR: examples.csv (name,status,seconds), one
@@ -40,7 +41,9 @@ default_shapes="256x256x256 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x81
   128x256x256 128x768x3072 128x3072x768 197x768x2304 4096x768x3072 4096x3072x768"
 default_variants="16,16:inner-x 32,32:inner-x 8,32:inner-x 16,16:outer-x
   s:64x64/4x4/k8 s:128x128/8x8/k8 s:64x128/4x8/k8 s:128x64/8x4/k16
-  s:64x64/4x4/k16/shared s:128x128/8x8/k16/shared s:128x64/8x4/k32/shared s:64x128/4x8/k16/shared"
+  s:128x128/8x8/k8/shared s:128x128/8x8/k16/shared s:256x128/8x8/k8/shared
+  s:128x128/4x8/k8/shared s:128x64/8x4/k16/shared s:64x64/4x4/k16/shared
+  s:32x32/2x2/k16/shared s:64x64/4x4/k16/shared/split4 s:32x64/2x4/k16/shared/split4"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
@@ -96,11 +99,16 @@ MAIN
     for variant in ${STC_BENCH_VARIANTS:-$default_variants}; do
       local fn label flags
       if [[ $variant == s:* ]]; then
-        local spec=${variant#s:} bm bn tm tn bk
-        IFS='x/k' read -r bm bn tm tn _ bk <<< "${spec%/shared}"
-        (( m % bm == 0 && n % bn == 0 && k % bk == 0 )) || continue
+        local spec=${variant#s:} bm bn tm tn bk split=1
+        IFS='x/k' read -r bm bn tm tn _ bk <<< "${spec%%/shared*}"
+        [[ $spec == */split* ]] && split=${spec##*/split}
+        # /shared handles a partial last block row (any M).
+        local rows=$bm
+        [[ $spec == */shared* ]] && rows=1
+        (( m % rows == 0 && n % bn == 0 && k % (bk * split) == 0 )) || continue
         fn=mm_${m}x${k}x${n}_s${bm}x${bn}_${tm}x${tn}_k${bk}
-        [[ $spec == */shared ]] && fn+=_shared
+        [[ $spec == */shared* ]] && fn+=_shared
+        (( split > 1 )) && fn+=_split$split
         label=$spec
         flags=(--gpu-schedule="$spec")
       else
@@ -188,7 +196,9 @@ run() {
     # The scheduled kernels: shared-memory races (barriers) and accesses.
     local only tool
     for only in 256x256x256_s64x64_4x4_k16_shared 128x256x256_s128x128_8x8_k16_shared \
-                256x256x256_s64x64_4x4_k8 128x256x256_s64x128_4x8_k8; do
+                197x768x2304_s128x128_8x8_k8_shared 197x768x2304_s64x64_4x4_k16_shared_split4 \
+                256x256x256_s64x64_4x4_k8 \
+                128x256x256_s64x128_4x8_k8; do
       for tool in memcheck racecheck; do
         echo "== matmul_bench $only ($tool)"
         STC_BENCH_ONLY=$only timeout 120 "$sanitizer" --tool $tool --print-limit 10 \
