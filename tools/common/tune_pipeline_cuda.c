@@ -146,7 +146,9 @@ static stc_status site_scripts_make(const char *list, site_scripts *out,
   char *save = NULL;
   for (char *item = strtok_r(copy, ",", &save); item && status == STC_OK;
        item = strtok_r(NULL, ",", &save), n++) {
-    char why[160], text[1024];
+    char why[160] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared] and cublas, "
+                    "comma-separated",
+         text[1024];
     stc_gpu_schedule schedule;
     bool ok = n < 32;
     if (ok && strcmp(item, "cublas") == 0) {
@@ -166,9 +168,7 @@ static stc_status site_scripts_make(const char *list, site_scripts *out,
     } else {
       stc_error_set(err, NULL, 0, 0,
                     "invalid --gpu-sites item '%s' (%s)", item,
-                    n >= 32 ? "at most 32 items"
-                            : "expected off, or schedules BMxBN/TMxTN/kBK[/shared] "
-                              "and cublas, comma-separated");
+                    n >= 32 ? "at most 32 items" : why);
       status = STC_ERR_INVALID;
       break;
     }
