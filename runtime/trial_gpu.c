@@ -219,7 +219,6 @@ static stc_status run_on(stc_rt__gpu_trial *t, size_t variant, bool reference_se
   memcpy(args, t->caller, sizeof args);
   stc_error err;
   stc_error_clear(&err);
-  uint64_t before = stc_rt__gpu_failures();
   for (size_t i = 0; i < t->num_written; i++) {
     gpu_arg *w = &t->written[i];
     if (w->span_bytes &&
@@ -230,7 +229,7 @@ static stc_status run_on(stc_rt__gpu_trial *t, size_t variant, bool reference_se
   }
   char what[160];
   snprintf(what, sizeof what, "variant '%s'", t->site->variants[variant].name);
-  before = stc_rt__gpu_failures();
+  uint64_t before = stc_rt__gpu_failures();
   double ms = 0;
   bool timed = ns && stc_rt_gpu_timer_start(t->timer, &err) == STC_OK;
   stc_rt__call_variant(t->site, variant, args);

@@ -218,9 +218,12 @@ run() {
   fi
   # The bench's "pick" sites tune on their first call (reports on stderr)
   # and store their decisions in a fresh cache; a second process then finds
-  # them there (disk hits, no tuning).
+  # them there (disk hits, no tuning). The read-back limit is raised from
+  # 64 MiB so that 8192^2 f32 outputs (256 MiB) can be validated: at the
+  # default such a site cannot validate a candidate and keeps its reference.
   local cache
   cache=$(mktemp -d)
+  export STC_TUNE_READBACK_LIMIT=${STC_TUNE_READBACK_LIMIT:-512MiB}
   STC_CACHE_DIR=$cache STC_TUNE_REPORT=1 "$bundle/bin/matmul_bench" > "$out/matmul.csv" \
     2> "$out/matmul.err" || failures=$((failures + 1))
   { echo "==== second process, same cache (STC_BENCH_ONLY=pick)"
