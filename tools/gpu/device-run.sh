@@ -95,17 +95,6 @@ MAIN
   cc -o "$bundle/examples/mlp.cubin.cuda" "$bundle/obj/main.c" "$bundle/obj/mlp.cubin.o" \
     "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
   cp "$bundle/examples/mlp.cpu.out" "$bundle/examples/mlp.cubin.cpu.out"
-  # A site with a variant that cannot run (tools/gpu/site-launch-failure.mlir):
-  # rejected with a note at run time, the program still prints the CPU result.
-  local failing=$here/site-launch-failure.mlir
-  "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" \
-    --gpu-sites=64x64/4x4/k8,128x128/8x8/k64/shared --emit=obj "$failing" \
-    -o "$bundle/obj/site-launch-failure.o"
-  objcopy --redefine-sym main=__stc_aot_entry "$bundle/obj/site-launch-failure.o"
-  cc -o "$bundle/examples/site-launch-failure.cuda" "$bundle/obj/main.c" \
-    "$bundle/obj/site-launch-failure.o" "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
-  PATH=$stc_build/bin:$PATH "$root/test/e2e/aot-build.sh" "$failing" "$bundle/obj/site-launch-failure.cpu"
-  "$bundle/obj/site-launch-failure.cpu" > "$bundle/examples/site-launch-failure.cpu.out"
   # The matmul bench: one object per (shape, block tile, mapping).
   local header=$bundle/obj/matmul_variants.h objects=()
   : > "$header"
