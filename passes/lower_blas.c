@@ -229,7 +229,8 @@ static MlirOperation declare(MlirContext ctx, MlirOperation module,
 /* Replaces one checked op by casts + the call. False with an error emitted
  * when the declaration cannot be made. */
 static bool lower_op(MlirContext ctx, MlirOperation module, MlirSymbolTable table,
-                     MlirOperation op, size_t which, const char *suffix) {
+                     MlirOperation op, size_t which, const char *suffix,
+                     const char *prefix) {
   MlirLocation loc = mlirOperationGetLocation(op);
   MlirBlock block = mlirOperationGetBlock(op);
   MlirValue args[3];
@@ -267,7 +268,7 @@ static bool lower_op(MlirContext ctx, MlirOperation module, MlirSymbolTable tabl
     }
   }
   char name[64];
-  snprintf(name, sizeof name, "stc_rt_blas_%s_%s", blas_ops[which].entry, suffix);
+  snprintf(name, sizeof name, "%s%s_%s", prefix, blas_ops[which].entry, suffix);
   MlirType type = mlirFunctionTypeGet(ctx, 3, types, 0, NULL);
   if (mlirOperationIsNull(declare(ctx, module, table, name, type, loc)))
     return false;
@@ -295,6 +296,16 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
     size_t which;
     const char *suffix = NULL;
     const char *why = check_op(op, &which, &suffix);
+    /* stc.blas = "cublas" (a cuBLAS variant under --target=cuda): the
+     * runtime's cuBLAS entry points, f32 matmul / batch_matmul on device
+     * memory (include/stc/rt_gpu.h). */
+    MlirAttribute marker = mlirOperationGetAttributeByName(op, stc__str(ATTR_BLAS));
+    MlirStringRef value = mlirAttributeIsAString(marker)
+                              ? mlirStringAttrGetValue(marker)
+                              : (MlirStringRef){"", 0};
+    bool cublas = value.length == 6 && memcmp(value.data, "cublas", 6) == 0;
+    if (!why && cublas && (which > 1 || strcmp(suffix, "f32") != 0))
+      why = "cuBLAS entry points take f32 matmul / batch_matmul only";
     if (why) {
       char message[300];
       snprintf(message, sizeof message,
@@ -303,7 +314,8 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
       mlirOperationRemoveAttributeByName(op, stc__str(ATTR_BLAS));
       continue;
     }
-    ok = lower_op(ctx, module, table, op, which, suffix);
+    ok = lower_op(ctx, module, table, op, which, suffix,
+                  cublas ? "stc_rt_cublas_" : "stc_rt_blas_");
   }
   mlirSymbolTableDestroy(table);
   free(marked.items);

@@ -170,6 +170,7 @@ typedef struct site_info {
   MlirStringRef symbol, site_id, op_name;
   MlirType type; /* @S's !llvm.func type */
   bool static_shape;
+  bool device; /* target = "cuda": every argument is device memory */
   site_arg args[STC_RT_MAX_SITE_ARGS];
   size_t num_args;
   site_variant *variants; /* owned; the usable ones, reference first */
@@ -224,6 +225,8 @@ static uint32_t eligibility_code(MlirStringRef name) {
     return STC_RT_ELIGIBLE_STATIC_SHAPE;
   if (ref_is(name, "blas"))
     return STC_RT_ELIGIBLE_BLAS;
+  if (ref_is(name, "cublas"))
+    return STC_RT_ELIGIBLE_CUBLAS;
   return STC_RT_ELIGIBLE_ALWAYS;
 }
 
@@ -296,6 +299,8 @@ static bool read_site(MlirOperation func, MlirAttribute desc, MlirSymbolTable ta
   }
   info->site_id = mlirStringAttrGetValue(site);
   info->static_shape = mlirBoolAttrGetValue(shape);
+  MlirStringRef target;
+  info->device = dict_string(desc, "target", &target) && ref_is(target, "cuda");
   if (!mlirTypeEqual(mlirLLVMFunctionTypeGetReturnType(info->type),
                      mlirLLVMVoidTypeGet(mlirOperationGetContext(func)))) {
     snprintf(why, why_size, "it still returns a value (not every result "
@@ -647,7 +652,8 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
   unsigned agg = body_begin(&b);
   for (size_t i = 0; i < info->num_args; i++) {
     const site_arg *a = &info->args[i];
-    uint32_t fields[4] = {a->role, a->element, a->rank, 0};
+    uint32_t fields[4] = {a->role, a->element, a->rank,
+                          info->device ? STC_RT_MEMORY_DEVICE : STC_RT_MEMORY_HOST};
     for (int f = 0; f < 4; f++) {
       snprintf(path, sizeof path, "%zu, %d", i, f);
       agg = insert_int(&b, agg, path, 32, fields[f]);

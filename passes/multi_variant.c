@@ -99,11 +99,22 @@ typedef struct multi_variant_options {
   /* Compile-time budget in ms, measured; 0 = the module's stc.budget_ms
    * (written by stc-hot-path-schedule from its budget-ms), else none. */
   uint64_t budget_ms;
+  /* Another target's schedules (stc_multi_variant_pass_create_for_target):
+   * used instead of the CPU built-ins and the variant library. */
+  char *target;              /* owned; NULL = the CPU */
+  stc_schedule_text *scripts; /* owned, strings too */
+  size_t num_scripts;
 } multi_variant_options;
 
 static void options_free(multi_variant_options *options) {
   if (!options)
     return;
+  for (size_t i = 0; i < options->num_scripts; i++) {
+    free((char *)options->scripts[i].name);
+    free((char *)options->scripts[i].script);
+  }
+  free(options->scripts);
+  free(options->target);
   free(options->library);
   stc__string_list_free(options->schedules, options->num_schedules);
   free(options);
@@ -142,7 +153,12 @@ typedef struct prepared_schedule {
   MlirOperation module; /* owned; null when not selected */
   MlirOperation entry;  /* the named sequence inside module */
   bool blas;            /* stc.requires = "blas": a vendor-BLAS variant */
+  bool cublas;          /* stc.requires = "cublas": a cuBLAS variant */
   int tier;             /* stc.tier: static cost class, 0 = most promising */
+  /* stc.divides = [BM, BN, BK] (GPU schedules): only for static matmul /
+   * batch_matmul ops with default maps whose M, N, K these divide. */
+  bool has_divides;
+  int64_t divides[3];
 } prepared_schedule;
 
 /* Static cost classes (stc.tier, optional on any schedule): 0 vendor
@@ -242,6 +258,10 @@ static bool read_requirement(MlirContext ctx, MlirOperation module,
     out->blas = true;
     return true;
   }
+  if (s->builtin && value.length == 6 && memcmp(value.data, "cublas", 6) == 0) {
+    out->blas = out->cublas = true; /* generated (--target=cuda) only */
+    return true;
+  }
   script_error(ctx, module, s, op_line(out->entry), op_column(out->entry),
                "stc.requires must be the string \"blas\"", "");
   return false;
@@ -288,6 +308,14 @@ static bool prepare_schedule(MlirContext ctx, MlirOperation module,
   }
   out->schedule = s;
   out->module = script;
+  MlirAttribute divides =
+      mlirOperationGetAttributeByName(out->entry, stc__str("stc.divides"));
+  if (!mlirAttributeIsNull(divides) && mlirAttributeIsADenseI64Array(divides) &&
+      mlirDenseArrayGetNumElements(divides) == 3) {
+    out->has_divides = true;
+    for (intptr_t i = 0; i < 3; i++)
+      out->divides[i] = mlirDenseI64ArrayGetElement(divides, i);
+  }
   /* A user's schedules come first unless they say otherwise: they were
    * written for this program. */
   out->tier = s->builtin ? TIER_DEFAULT : 0;
@@ -319,10 +347,16 @@ static bool load_schedules(MlirContext ctx, MlirOperation module,
   stc_error err;
   stc_error_clear(&err);
   stc_status status = STC_OK;
-  if (options->library)
-    status = stc_schedule_list_load_yaml(list, options->library, &err);
-  if (status == STC_OK)
-    status = stc_schedule_list_add_builtins(list, &err);
+  if (options->target) {
+    for (size_t i = 0; i < options->num_scripts && status == STC_OK; i++)
+      status = stc_schedule_list_add_text(list, options->scripts[i].name,
+                                          options->scripts[i].script, &err);
+  } else {
+    if (options->library)
+      status = stc_schedule_list_load_yaml(list, options->library, &err);
+    if (status == STC_OK)
+      status = stc_schedule_list_add_builtins(list, &err);
+  }
   if (status != STC_OK) {
     MlirLocation loc =
         err.file[0] && err.line
@@ -647,7 +681,9 @@ static int64_t workspace_bytes(MlirOperation func) {
   return (int64_t)walk.bytes;
 }
 
-static const char *eligibility(stc_schedule_shapes shapes, bool blas) {
+static const char *eligibility(stc_schedule_shapes shapes, bool blas, bool cublas) {
+  if (cublas)
+    return "cublas"; /* only where cuBLAS loads and a device is usable */
   if (blas)
     return "blas"; /* every shape: the entry points read them at run time */
   switch (shapes) {
@@ -663,7 +699,7 @@ static const char *eligibility(stc_schedule_shapes shapes, bool blas) {
 /* One variant built for a site, for the descriptor. */
 typedef struct built_variant {
   const stc_schedule *schedule;
-  bool blas;
+  bool blas, cublas;
   char symbol[700];
   int64_t workspace;
 } built_variant;
@@ -718,6 +754,7 @@ static bool try_variant(run_state *state, const site *s, MlirOperation ref,
   *place_after = variant;
   out->schedule = schedule;
   out->blas = p->blas;
+  out->cublas = p->cublas;
   out->workspace = workspace_bytes(variant);
   return true;
 }
@@ -787,7 +824,8 @@ static MlirAttribute descriptor(run_state *state, const site *s,
     stc_text_appendf(&text,
                      ", workspace_bytes = %" PRId64 " : i64, eligibility = \"%s\"}",
                      variants[i].workspace,
-                     eligibility(variants[i].schedule->shapes, variants[i].blas));
+                     eligibility(variants[i].schedule->shapes, variants[i].blas,
+                                 variants[i].cublas));
   }
   /* The results, for the out-params buffer-results-to-out-params may add
    * (stc-lower-dispatch gives them role output), and whether every shape is
@@ -798,8 +836,16 @@ static MlirAttribute descriptor(run_state *state, const site *s,
     stc_text_appendf(&text, "%s{element = \"", i ? ", " : "");
     append_element_and_rank(&text, type);
   }
-  stc_text_appendf(&text, "], static_shape = %s, reference = 0 : i64}",
+  stc_text_appendf(&text, "], static_shape = %s, reference = 0 : i64",
                    s->dynamic ? "false" : "true");
+  /* Another target: its arguments are device memory (stc-lower-dispatch
+   * tells the runtime, which tunes with that target's trial runner). */
+  if (state->options->target) {
+    stc_text_appendf(&text, ", target = \"");
+    stc_text_append_escaped(&text, state->options->target);
+    stc_text_appendf(&text, "\"");
+  }
+  stc_text_appendf(&text, "}");
   MlirAttribute attr = {NULL};
   if (!text.out_of_memory)
     attr = mlirAttributeParseGet(state->ctx, stc__str(text.data));
@@ -906,11 +952,37 @@ static bool blas_computes(MlirOperation op) {
   return stc__blas_maps(op, transposed);
 }
 
+/* stc.divides: a static op with default maps (no transposed operand) whose
+ * M, N, K (the last two dims of A and of B) the schedule's tiles divide. */
+static bool tiles_divide(MlirOperation op, const int64_t divides[3]) {
+  bool transposed[3];
+  if (mlirOperationGetNumOperands(op) != 3 || !stc__blas_maps(op, transposed) ||
+      transposed[0] || transposed[1] || transposed[2])
+    return false;
+  MlirType a = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  MlirType b = mlirValueGetType(mlirOperationGetOperand(op, 1));
+  if (!mlirShapedTypeHasStaticShape(a) || !mlirShapedTypeHasStaticShape(b))
+    return false;
+  intptr_t ra = mlirShapedTypeGetRank(a), rb = mlirShapedTypeGetRank(b);
+  if (ra < 2 || rb < 2)
+    return false;
+  int64_t m = mlirShapedTypeGetDimSize(a, ra - 2), k = mlirShapedTypeGetDimSize(a, ra - 1),
+          n = mlirShapedTypeGetDimSize(b, rb - 1);
+  return divides[0] > 0 && divides[1] > 0 && divides[2] > 0 && m % divides[0] == 0 &&
+         n % divides[1] == 0 && k % divides[2] == 0;
+}
+
 static bool schedule_fits(const site *s, const prepared_schedule *p) {
   const stc_schedule *schedule = p->schedule;
   if (!schedule->kind || strcmp(schedule->kind, s->kind) != 0)
     return false;
   if (p->blas && !blas_computes(s->op))
+    return false;
+  /* cuBLAS entry points: f32 only. */
+  if (p->cublas && !mlirTypeIsAF32(mlirShapedTypeGetElementType(
+                       mlirValueGetType(mlirOperationGetResult(s->op, 0)))))
+    return false;
+  if (p->has_divides && !tiles_divide(s->op, p->divides))
     return false;
   return !s->dynamic || schedule->shapes == STC_SCHEDULE_SHAPES_ANY;
 }
@@ -919,6 +991,16 @@ static bool schedule_fits(const site *s, const prepared_schedule *p) {
  * with an error emitted when the IR cannot be built (the pass fails). */
 static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
   MlirLocation loc = mlirOperationGetLocation(s->op);
+  if (state->options->target) {
+    /* Another target's site is only worth its dispatch with a variant: an
+     * op no schedule fits keeps the target's default lowering. */
+    bool any = false;
+    for (size_t i = 0; i < state->schedules->count && !any; i++)
+      any = !mlirOperationIsNull(state->prepared[i].module) &&
+            schedule_fits(s, &state->prepared[i]);
+    if (!any)
+      return true;
+  }
   stc_value_list captured = {0};
   if (!stc__capture_outside_values(s->op, &captured)) {
     free(captured.items);
@@ -1199,6 +1281,15 @@ static multi_variant_options *options_copy(const multi_variant_options *from) {
     ok = stc__string_list_copy(from->schedules, from->num_schedules, &copy->schedules);
     copy->num_schedules = from->num_schedules;
   }
+  if (ok && from->target)
+    ok = (copy->target = strdup(from->target)) &&
+         (copy->scripts = calloc(from->num_scripts + 1, sizeof *copy->scripts));
+  for (size_t i = 0; ok && from->target && i < from->num_scripts; i++) {
+    copy->scripts[i].name = strdup(from->scripts[i].name);
+    copy->scripts[i].script = strdup(from->scripts[i].script);
+    copy->num_scripts = i + 1;
+    ok = copy->scripts[i].name && copy->scripts[i].script;
+  }
   if (!ok) {
     options_free(copy);
     return NULL;
@@ -1246,9 +1337,36 @@ static _Alignas(8) char pass_type_anchor;
   "function per schedule (transform dialect), behind a dispatch function "   \
   "that for now always calls the reference (runtime dispatch: later step)"
 
+static MlirPass create_with(const stc_pass_option_value *values, size_t count,
+                            multi_variant_options *options, stc_error *err);
+
 static MlirPass create(const stc_pass_option_value *values, size_t count,
                        stc_error *err) {
+  return create_with(values, count, calloc(1, sizeof(multi_variant_options)), err);
+}
+
+MlirPass stc_multi_variant_pass_create_for_target(
+    const stc_pass_option_value *values, size_t count, const char *target,
+    const stc_schedule_text *scripts, size_t num_scripts, stc_error *err) {
   multi_variant_options *options = calloc(1, sizeof *options);
+  bool ok = options && target && (options->target = strdup(target)) &&
+            (options->scripts = calloc(num_scripts + 1, sizeof *options->scripts));
+  for (size_t i = 0; ok && i < num_scripts; i++) {
+    options->scripts[i].name = strdup(scripts[i].name);
+    options->scripts[i].script = strdup(scripts[i].script);
+    options->num_scripts = i + 1;
+    ok = options->scripts[i].name && options->scripts[i].script;
+  }
+  if (!ok) {
+    options_free(options);
+    stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
+    return (MlirPass){NULL};
+  }
+  return create_with(values, count, options, err);
+}
+
+static MlirPass create_with(const stc_pass_option_value *values, size_t count,
+                            multi_variant_options *options, stc_error *err) {
   if (!options) {
     stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
     return (MlirPass){NULL};

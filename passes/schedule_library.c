@@ -102,6 +102,22 @@ stc_status stc_schedule_list_add_builtins(stc_schedule_list *list,
   return STC_OK;
 }
 
+stc_status stc_schedule_list_add_text(stc_schedule_list *list, const char *name,
+                                      const char *script, stc_error *err) {
+  stc_schedule s = {0};
+  s.name = strdup(name);
+  s.script = strdup(script);
+  s.file = strdup("");
+  s.builtin = true;
+  s.line = s.column = 1;
+  if (!s.name || !s.script || !s.file || list_push(list, &s) != STC_OK) {
+    schedule_free(&s);
+    stc_error_set(err, NULL, 0, 0, "out of memory loading generated schedules");
+    return STC_ERR_NOMEM;
+  }
+  return STC_OK;
+}
+
 void stc_schedule_locate(const stc_schedule *s, unsigned script_line,
                          unsigned script_column, unsigned *file_line,
                          unsigned *file_column) {

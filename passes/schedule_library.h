@@ -79,6 +79,13 @@ typedef struct stc_schedule_list {
 stc_status stc_schedule_list_add_builtins(stc_schedule_list *list,
                                           stc_error *err);
 
+/* Appends one generated schedule (e.g. a GPU schedule made by the CUDA
+ * pipeline), handled like a built-in: kind and shapes are read from the
+ * named sequence's stc.kind / stc.dynamic. STC_ERR_NOMEM on allocation
+ * failure. */
+stc_status stc_schedule_list_add_text(stc_schedule_list *list, const char *name,
+                                      const char *script, stc_error *err);
+
 /* Appends the schedules of a YAML variant library. On a missing file
  * (STC_ERR_IO), malformed YAML or a missing / bad field (STC_ERR_PARSE)
  * fills err with file:line:col and appends nothing. */

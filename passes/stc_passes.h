@@ -52,6 +52,20 @@ const stc_pass_spec *stc_pass_find(const char *argument);
 extern const stc_pass_spec stc_instrument_pass_spec;
 extern const stc_pass_spec stc_hot_path_schedule_pass_spec;
 extern const stc_pass_spec stc_multi_variant_pass_spec;
+
+/* stc-multi-variant for another target (--target=cuda): the sites' schedules
+ * are exactly `scripts` (name = the named sequence, script = a transform
+ * module whose sequence carries stc.kind / stc.dynamic like a built-in),
+ * not the CPU built-ins or a variant library; the site descriptors say
+ * target = "<target>". values as for the pass spec's create. Strings are
+ * copied. NULL pass with err set on a bad option or out of memory. */
+typedef struct stc_schedule_text {
+  const char *name;
+  const char *script;
+} stc_schedule_text;
+MlirPass stc_multi_variant_pass_create_for_target(
+    const stc_pass_option_value *values, size_t count, const char *target,
+    const stc_schedule_text *scripts, size_t num_scripts, stc_error *err);
 extern const stc_pass_spec stc_out_params_scope_pass_spec;
 extern const stc_pass_spec stc_lower_dispatch_pass_spec;
 extern const stc_pass_spec stc_lower_blas_pass_spec;

@@ -9,6 +9,7 @@
  * dispatch.c, and on stderr: one warning per bad control, one when the cache
  * directory cannot be used, report tables on request. */
 #include "dispatch_internal.h"
+#include "gpu_internal.h"
 
 #include "stc/tuner_cache.h"
 #include "stc/tuner_remote.h"
@@ -327,6 +328,8 @@ const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index) {
     return site->slot ? NULL : "static-shape variant at a dynamic site";
   case STC_RT_ELIGIBLE_BLAS:
     return stc_rt__blas_ineligible_reason();
+  case STC_RT_ELIGIBLE_CUBLAS:
+    return stc_rt__cublas_ineligible_reason();
   }
   return "unknown eligibility";
 }

@@ -531,6 +531,8 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     snprintf(environment, sizeof environment, "cpu:unknown");
     persistent = false; /* over-long tags: an identity we cannot trust */
   }
+  if (stc_rt__site_on_device(site)) /* GPU records name their device */
+    stc_rt__gpu_environment(environment, sizeof environment, &persistent);
   for (size_t v = 0; v < count; v++) {
     const stc_rt_variant *variant = &site->variants[v];
     candidates[v].name = variant->name;

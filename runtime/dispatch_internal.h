@@ -165,6 +165,60 @@ size_t stc_rt__element_size(uint32_t element);
 /* "f32", "f64", ...; "?" when unknown. */
 const char *stc_rt__element_name(uint32_t element);
 
+/* ---- trial_gpu.c: the GPU trial runner (sites of --target=cuda) ---- */
+
+/* True when the site's arguments are device memory (stc_rt_arg.memory). */
+bool stc_rt__site_on_device(const stc_rt_site *site);
+/* Appends the GPU's identity to an environment fingerprint:
+ * ";gpu=<stc_rt_gpu_fingerprint>", or ";gpu=unknown" with *persistent
+ * cleared when the device cannot be named. */
+void stc_rt__gpu_environment(char *environment, size_t size, bool *persistent);
+
+/* The same operations as the CPU runner's, on device memory: every
+ * OUTPUT/INOUT argument gets a device scratch and a device reference-output
+ * buffer over its span, restored from the caller's device data by
+ * device-to-device copies outside the timed interval; times are CUDA events
+ * around the completed call; comparisons read both spans back to the host.
+ * A variant during which the GPU layer records a failure (a launch that
+ * cannot start: too many threads or too much shared memory per block) is
+ * STC_ERR_REJECTED with the failure in message; a sticky device error
+ * (the lane quarantined) is STC_ERR_DEVICE. trial_cpu.c's stc_rt__trial_*
+ * forward here for device sites. */
+typedef struct stc_rt__gpu_trial stc_rt__gpu_trial;
+stc_status stc_rt__gpu_trial_create(const stc_rt_site *site,
+                                    void *const *descriptors,
+                                    stc_rt__gpu_trial **out, char *message,
+                                    size_t message_size);
+void stc_rt__gpu_trial_destroy(stc_rt__gpu_trial *trial);
+stc_status stc_rt__gpu_trial_measure(stc_rt__gpu_trial *trial, size_t variant,
+                                     uint64_t *ns, char *message,
+                                     size_t message_size);
+stc_status stc_rt__gpu_trial_compare(stc_rt__gpu_trial *trial, size_t reference,
+                                     size_t candidate,
+                                     const stc_tolerance *tolerance,
+                                     stc_rt__comparison *out, char *message,
+                                     size_t message_size);
+stc_status stc_rt__gpu_trial_check_on_call(stc_rt__gpu_trial *trial,
+                                           size_t reference, size_t candidate,
+                                           const stc_tolerance *tolerance,
+                                           stc_rt__comparison *out,
+                                           char *message, size_t message_size);
+bool stc_rt__gpu_trial_served(const stc_rt__gpu_trial *trial);
+
+/* trial_cpu.c's span arithmetic and element comparison, shared with
+ * trial_gpu.c. span: the addressed elements of a descriptor relative to its
+ * offset, [lo, hi], and their count; false on a bad shape. compare: every
+ * addressed element of a (rank, element) memref whose layout is
+ * `descriptor`'s strides and offset, a = candidate and b = reference buffers
+ * (positions relative to that offset). */
+bool stc_rt__span(const void *descriptor, uint32_t rank, int64_t *lo,
+                  int64_t *hi, uint64_t *elements);
+void stc_rt__compare_elements(const int64_t *descriptor, uint32_t rank,
+                              uint32_t element, uint64_t elements,
+                              const char *a, const char *b,
+                              const stc_tolerance *tolerance,
+                              stc_rt__comparison *out);
+
 /* ---- dispatch.c, test-only ---- */
 
 /* Test-only: forgets every site's state (unpublishing static slots), counts

@@ -76,7 +76,14 @@ static atomic_bool g_unavailable_warned; /* "no usable GPU" said once */
 
 /* ---- errors ---- */
 
+static atomic_uint_fast64_t g_failures; /* every recorded failure */
+
+uint64_t stc_rt__gpu_failures(void) {
+  return atomic_load_explicit(&g_failures, memory_order_acquire);
+}
+
 static void record(stc_status status, const char *message) {
+  atomic_fetch_add_explicit(&g_failures, 1, memory_order_acq_rel);
   pthread_mutex_lock(&g_last.lock);
   g_last.status = status;
   snprintf(g_last.message, sizeof g_last.message, "%s", message);

@@ -73,6 +73,11 @@ const stc_cu_api *stc_rt__gpu_ready(void);
  * error. Returns true when result is success. */
 bool stc_rt__gpu_check(stc_cu_result result, const char *call);
 
+/* How many GPU failures (failed driver calls, refused requests) were
+ * recorded so far in the process: the GPU trial runner compares it before
+ * and after a variant runs to see that a launch failed. */
+uint64_t stc_rt__gpu_failures(void);
+
 /* Records a failure that is not a driver call (e.g. "cuBLAS not loaded")
  * with a warning line, same rate limit. */
 void stc_rt__gpu_fail(stc_status status, const char *format, ...)

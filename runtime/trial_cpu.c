@@ -14,7 +14,10 @@
  * caller's own arguments, as the call; after that the runner runs nothing
  * more. Out: elapsed times (CLOCK_MONOTONIC around one complete call) and
  * element-wise comparisons with |a - b| <= absolute + relative * |b|
- * (floats), exact (integers). */
+ * (floats), exact (integers).
+ *
+ * Sites whose arguments are device memory (--target=cuda) are run by the
+ * GPU trial runner instead (trial_gpu.c): every function here forwards. */
 #include "dispatch_internal.h"
 
 #include <inttypes.h>
@@ -113,6 +116,7 @@ struct stc_rt__trial {
   bool served;
   char check_message[256]; /* why check_on_call failed, or "" */
   char unready[1200];      /* why a variant could not run (UNAVAILABLE) */
+  stc_rt__gpu_trial *gpu;  /* a device site: everything forwards to it */
 };
 
 static uint64_t now_ns(void) {
@@ -146,6 +150,12 @@ static bool span_of(const view *v, uint32_t rank, int64_t *lo, int64_t *hi,
       return false;
   }
   return true;
+}
+
+bool stc_rt__span(const void *descriptor, uint32_t rank, int64_t *lo,
+                  int64_t *hi, uint64_t *elements) {
+  view v = view_of(descriptor, rank);
+  return span_of(&v, rank, lo, hi, elements);
 }
 
 /* Builds one written argument's buffers and re-pointed descriptors. */
@@ -204,6 +214,7 @@ void stc_rt__trial_destroy(stc_rt__trial *trial) {
     return;
   for (size_t i = 0; i < trial->num_written; i++)
     written_free(&trial->written[i]);
+  stc_rt__gpu_trial_destroy(trial->gpu);
   free(trial);
 }
 
@@ -217,6 +228,16 @@ stc_status stc_rt__trial_create(const stc_rt_site *site,
     return STC_ERR_NOMEM;
   }
   t->site = site;
+  if (stc_rt__site_on_device(site)) {
+    stc_status status = stc_rt__gpu_trial_create(site, descriptors, &t->gpu,
+                                                 message, message_size);
+    if (status != STC_OK) {
+      free(t);
+      return status;
+    }
+    *out = t;
+    return STC_OK;
+  }
   for (size_t i = 0; i < site->num_args; i++) {
     t->caller[i] = descriptors[i];
     if (site->args[i].role == STC_RT_ARG_INPUT)
@@ -297,6 +318,8 @@ static bool variant_ready(stc_rt__trial *t, size_t variant) {
 
 stc_status stc_rt__trial_measure(stc_rt__trial *trial, size_t variant,
                                  uint64_t *ns) {
+  if (trial && trial->gpu)
+    return stc_rt__gpu_trial_measure(trial->gpu, variant, ns, NULL, 0);
   if (!trial || variant >= trial->site->num_variants || !ns || trial->served)
     return STC_ERR_INVALID;
   if (!variant_ready(trial, variant))
@@ -401,6 +424,18 @@ static void compare_arg(const written_arg *w, const char *a, const char *b,
   }
 }
 
+void stc_rt__compare_elements(const int64_t *descriptor, uint32_t rank,
+                              uint32_t element, uint64_t elements,
+                              const char *a, const char *b,
+                              const stc_tolerance *tolerance,
+                              stc_rt__comparison *out) {
+  written_arg w = {.rank = rank, .element = element,
+                   .element_size = stc_rt__element_size(element),
+                   .elements = elements,
+                   .scratch_descriptor = (int64_t *)descriptor};
+  compare_arg(&w, a, b, tolerance, out);
+}
+
 /* The first byte of w's span in the caller's buffer: where the scratch
  * and reference buffers' first byte sits. */
 static char *caller_span(const stc_rt__trial *t, const written_arg *w) {
@@ -455,6 +490,9 @@ stc_status stc_rt__trial_compare(stc_rt__trial *t, size_t reference,
                                  size_t candidate,
                                  const stc_tolerance *tolerance,
                                  stc_rt__comparison *out) {
+  if (t && t->gpu)
+    return stc_rt__gpu_trial_compare(t->gpu, reference, candidate, tolerance,
+                                     out, NULL, 0);
   stc_status status =
       comparison_begin(t, reference, candidate, tolerance, out);
   if (status != STC_OK || !out->supported)
@@ -471,6 +509,10 @@ stc_status stc_rt__trial_check_on_call(stc_rt__trial *t, size_t reference,
                                        size_t candidate,
                                        const stc_tolerance *tolerance,
                                        stc_rt__comparison *out) {
+  if (t && t->gpu)
+    return stc_rt__gpu_trial_check_on_call(t->gpu, reference, candidate,
+                                           tolerance, out, t->check_message,
+                                           sizeof t->check_message);
   stc_status status =
       comparison_begin(t, reference, candidate, tolerance, out);
   if (status != STC_OK || !out->supported)
@@ -530,11 +572,14 @@ static stc_status trial_validate(void *user, size_t reference,
                                  const stc_tolerance *tolerance,
                                  stc_validation *outcome, char *message,
                                  size_t message_size) {
+  stc_rt__trial *t = user;
   stc_rt__comparison c;
   stc_status status =
-      stc_rt__trial_compare(user, reference, candidate, tolerance, &c);
-  if (status != STC_OK)
-    return unready_message(user, status, message, message_size);
+      t->gpu ? stc_rt__gpu_trial_compare(t->gpu, reference, candidate,
+                                         tolerance, &c, message, message_size)
+             : stc_rt__trial_compare(t, reference, candidate, tolerance, &c);
+  if (status != STC_OK) /* the GPU runner wrote its own message */
+    return t->gpu ? status : unready_message(t, status, message, message_size);
   return trial_verdict(&c, outcome, message, message_size);
 }
 
@@ -548,9 +593,17 @@ static stc_status trial_check_on_call(void *user, size_t reference,
   *served = false;
   stc_status status =
       stc_rt__trial_check_on_call(t, reference, candidate, tolerance, &c);
-  if (status != STC_OK)
-    return unready_message(t, status, message, message_size);
-  *served = t->served;
+  if (t->gpu) {
+    *served = stc_rt__trial_served(t);
+    if (status != STC_OK) { /* a launch failure or device error: say which */
+      snprintf(message, message_size, "%s", t->check_message);
+      return status;
+    }
+  } else {
+    if (status != STC_OK)
+      return unready_message(t, status, message, message_size);
+    *served = t->served;
+  }
   status = trial_verdict(&c, outcome, message, message_size);
   /* Kept for the dispatcher's warning (stc_rt__trial_check_message). */
   if (status == STC_ERR_REJECTED)
@@ -561,8 +614,11 @@ static stc_status trial_check_on_call(void *user, size_t reference,
 static stc_status trial_measure(void *user, size_t candidate,
                                 uint64_t *elapsed_ns, char *message,
                                 size_t message_size) {
-  return unready_message(user, stc_rt__trial_measure(user, candidate,
-                                                     elapsed_ns),
+  stc_rt__trial *t = user;
+  if (t && t->gpu)
+    return stc_rt__gpu_trial_measure(t->gpu, candidate, elapsed_ns, message,
+                                     message_size);
+  return unready_message(t, stc_rt__trial_measure(t, candidate, elapsed_ns),
                          message, message_size);
 }
 
@@ -573,6 +629,8 @@ stc_trial_runner stc_rt__trial_runner(stc_rt__trial *trial) {
 }
 
 bool stc_rt__trial_served(const stc_rt__trial *trial) {
+  if (trial && trial->gpu)
+    return stc_rt__gpu_trial_served(trial->gpu);
   return trial && trial->served;
 }
 

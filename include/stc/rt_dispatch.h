@@ -53,12 +53,20 @@ typedef enum stc_rt_element {
   STC_RT_BF16 = 7,
 } stc_rt_element;
 
+/* Where an argument's data lives. Host memory is 0, what objects built
+ * before GPU sites wrote in this (then reserved) field. */
+typedef enum stc_rt_memory {
+  STC_RT_MEMORY_HOST = 0,
+  STC_RT_MEMORY_DEVICE = 1, /* CUDA device memory (--target=cuda sites):
+                               tuned by the GPU trial runner, trial_gpu.c */
+} stc_rt_memory;
+
 /* LLVM layout: !llvm.struct<(i32, i32, i32, i32)> */
 typedef struct stc_rt_arg {
   uint32_t role;    /* stc_rt_arg_role */
   uint32_t element; /* stc_rt_element */
   uint32_t rank;
-  uint32_t reserved; /* 0 */
+  uint32_t memory;  /* stc_rt_memory */
 } stc_rt_arg;
 
 /* Run-time eligibility of a variant. */
@@ -66,6 +74,7 @@ typedef enum stc_rt_eligibility {
   STC_RT_ELIGIBLE_ALWAYS = 0,
   STC_RT_ELIGIBLE_STATIC_SHAPE = 1, /* only when every dim is as compiled */
   STC_RT_ELIGIBLE_BLAS = 2,         /* only where the vendor BLAS loads */
+  STC_RT_ELIGIBLE_CUBLAS = 3,       /* only where cuBLAS loads (rt_gpu.h) */
 } stc_rt_eligibility;
 
 /* LLVM layout: !llvm.struct<(ptr, ptr, ptr, ptr, i64, i32, i32, ptr)> */

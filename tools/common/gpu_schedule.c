@@ -936,3 +936,54 @@ MlirPass stc_gpu_map_forall_pass_create(void) {
                       sizeof dialects / sizeof dialects[0], run_map, NULL, NULL};
   return stc__create_pass(&def, NULL);
 }
+
+/* ---- GPU variant sites: the schedule as a stc-multi-variant script ------ */
+
+/* Replaces the first `from` in text by `to` (a fresh string in *out). */
+static bool replace_first(const char *text, const char *from, const char *to,
+                          stc_text *out) {
+  const char *at = strstr(text, from);
+  if (!at)
+    return false;
+  stc_text_append(out, text, (size_t)(at - text));
+  stc_text_appendf(out, "%s%s", to, at + strlen(from));
+  return !out->out_of_memory;
+}
+
+char *stc_gpu_schedule_site_script(const stc_gpu_schedule *s, bool batch, int tier) {
+  stc_text result = {0}, *out = &result;
+  char name[96], header[512], tail[1024];
+  stc_gpu_schedule_name(s, name, sizeof name);
+  stc_text stage = {0};
+  stage_a_script(s, batch, &stage);
+  snprintf(header, sizeof header,
+           "@%s(%%op: !transform.any_op {transform.consumed}) attributes "
+           "{stc.kind = \"%s\", stc.dynamic = \"static\", stc.tier = %d : i64, "
+           "stc.divides = array<i64: %d, %d, %d>} {",
+           name, batch ? "batch_matmul" : "matmul", tier, s->bm, s->bn, s->bk);
+  /* The variant function carries its tiles for stc-gpu-map-forall, as
+   * run_schedule sets them for --gpu-schedule. */
+  snprintf(tail, sizeof tail,
+           "    %%stc_tiles = transform.param.constant array<i64: %d, %d, %d, %d, %d, %d> -> !transform.any_param\n"
+           "    transform.annotate %%func \"stc.gpu_tiles\" = %%stc_tiles : !transform.any_op, !transform.any_param\n"
+           "    %%stc_name = transform.param.constant \"%s\" -> !transform.any_param\n"
+           "    transform.annotate %%func \"stc.gpu_schedule\" = %%stc_name : !transform.any_op, !transform.any_param\n"
+           "    transform.yield\n  }\n}\n",
+           s->bm, s->bn, s->tm, s->tn, s->bk, s->shared, name);
+  stc_text renamed = {0};
+  bool ok = !stage.out_of_memory &&
+            replace_first(stage.data,
+                          "@" SEQUENCE "(%op: !transform.any_op {transform.consumed}) {",
+                          header, &renamed);
+  char *last = ok ? strstr(renamed.data, "    transform.yield\n  }\n}\n") : NULL;
+  if (last) {
+    stc_text_append(out, renamed.data, (size_t)(last - renamed.data));
+    stc_text_appendf(out, "%s", tail);
+  }
+  ok = last && !out->out_of_memory;
+  stc_text_free(&stage);
+  stc_text_free(&renamed);
+  if (!ok)
+    stc_text_free(out);
+  return ok ? result.data : NULL;
+}

@@ -35,6 +35,11 @@ typedef struct stc_tune_pipeline_options {
   /* NULL, or BMxBN/TMxTN/kBK: register-tiled matmul / batch_matmul kernels
    * (tools/common/gpu_schedule.c) instead of one thread per element. */
   const char *gpu_schedule;
+  /* Without gpu_schedule: GPU dispatch sites for matmul / batch_matmul, with
+   * these variants: "off" (none), a comma-separated list of schedules
+   * (BMxBN/TMxTN/kBK[/shared]) and "cublas", or NULL (the built-in family,
+   * tune_pipeline_cuda.c). */
+  const char *gpu_sites;
 } stc_tune_pipeline_options;
 
 /* Appends the whole pipeline to pm (anchored on builtin.module).

@@ -10,9 +10,15 @@
  *
  * This is the default lowering (every op on the GPU, one correct kernel
  * each), or for matmul / batch_matmul the one schedule --gpu-schedule names
- * (gpu_schedule.c); tunable sites with several GPU variants are not built
- * yet (docs/gpu.md says what is missing). */
+ * (gpu_schedule.c). Without --gpu-schedule, every static matmul /
+ * batch_matmul that a GPU schedule fits becomes a dispatch site
+ * (stc-multi-variant with the schedules of gpu_sites, as scripts made by
+ * stc_gpu_schedule_site_script, and cuBLAS): its reference is the default
+ * kernel, the runtime tunes it on first execution with the GPU trial runner
+ * (runtime/trial_gpu.c). */
 #include "tune_pipeline_cuda.h"
+
+#include "stc_passes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +74,120 @@ static bool valid_block(const char *text, char *out, size_t size) {
       return false;
   }
   return count > 0 && product <= 1024;
+}
+
+/* An stc pass by name, with at most one option. */
+static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *option,
+                          const char *value, stc_error *err) {
+  const stc_pass_spec *spec = stc_pass_find(name);
+  if (!spec) {
+    stc_error_set(err, NULL, 0, 0, "internal error: no stc pass '%s'", name);
+    return STC_ERR_INVALID;
+  }
+  stc_pass_option_value values[1] = {{option, value}};
+  MlirPass pass = spec->create(values, option ? 1 : 0, err);
+  if (!pass.ptr)
+    return STC_ERR_INVALID;
+  mlirOpPassManagerAddOwnedPass(pm, pass);
+  return STC_OK;
+}
+
+/* The variants GPU sites get by default: cuBLAS, register-tiled schedules
+ * of several block shapes (each only where it divides the op), and two with
+ * shared-memory staging (matmul only). */
+#define DEFAULT_SITES                                                         \
+  "cublas,64x64/4x4/k8,128x64/8x4/k16,64x128/4x8/k8,128x128/8x8/k8,"        \
+  "32x32/2x2/k8,64x64/4x4/k16/shared,128x64/8x4/k32/shared"
+
+#define CUBLAS_SCRIPT                                                          \
+  "module attributes {transform.with_named_sequence} {\n"                     \
+  "  transform.named_sequence @gpu_cublas(%%op: !transform.any_op "           \
+  "{transform.readonly}) attributes {stc.kind = \"%s\", stc.dynamic = "       \
+  "\"yes\", stc.requires = \"cublas\", stc.tier = 0 : i64} {\n"               \
+  "    %%p = transform.param.constant \"cublas\" -> !transform.any_param\n"    \
+  "    transform.annotate %%op \"stc.blas\" = %%p : !transform.any_op, "        \
+  "!transform.any_param\n"                                                    \
+  "    transform.yield\n  }\n}\n"
+
+typedef struct site_scripts {
+  stc_schedule_text items[64];
+  char *owned[64];
+  size_t count;
+} site_scripts;
+
+static void site_scripts_free(site_scripts *list) {
+  for (size_t i = 0; i < list->count; i++)
+    free(list->owned[i]);
+  list->count = 0;
+}
+
+static bool site_scripts_add(site_scripts *list, const char *name, char *script) {
+  if (!script || list->count == 64) {
+    free(script);
+    return false;
+  }
+  list->owned[list->count] = script;
+  list->items[list->count++] = (stc_schedule_text){name, script};
+  return true;
+}
+
+/* The scripts of a --gpu-sites list: per schedule one for matmul and (not
+ * /shared) one for batch_matmul, per "cublas" one of each. Names point into
+ * names[][] (64 bytes each). */
+static stc_status site_scripts_make(const char *list, site_scripts *out,
+                                    char (*names)[64], stc_error *err) {
+  char *copy = strdup(list);
+  if (!copy) {
+    stc_error_set(err, NULL, 0, 0, "out of memory");
+    return STC_ERR_NOMEM;
+  }
+  stc_status status = STC_OK;
+  size_t n = 0;
+  char *save = NULL;
+  for (char *item = strtok_r(copy, ",", &save); item && status == STC_OK;
+       item = strtok_r(NULL, ",", &save), n++) {
+    char why[160] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared] and cublas, "
+                    "comma-separated",
+         text[1024];
+    stc_gpu_schedule schedule;
+    bool ok = n < 32;
+    if (ok && strcmp(item, "cublas") == 0) {
+      snprintf(names[n], 64, "gpu_cublas");
+      for (int batch = 0; batch < 2 && ok; batch++) {
+        snprintf(text, sizeof text, CUBLAS_SCRIPT, batch ? "batch_matmul" : "matmul");
+        ok = site_scripts_add(out, names[n], strdup(text));
+      }
+    } else if (ok && stc_gpu_schedule_parse(item, &schedule, why, sizeof why)) {
+      stc_gpu_schedule_name(&schedule, names[n], 64);
+      ok = site_scripts_add(out, names[n],
+                            stc_gpu_schedule_site_script(&schedule, false,
+                                                         schedule.shared ? 2 : 1));
+      if (ok && !schedule.shared)
+        ok = site_scripts_add(out, names[n],
+                              stc_gpu_schedule_site_script(&schedule, true, 1));
+    } else {
+      stc_error_set(err, NULL, 0, 0,
+                    "invalid --gpu-sites item '%s' (%s)", item,
+                    n >= 32 ? "at most 32 items" : why);
+      status = STC_ERR_INVALID;
+      break;
+    }
+    for (size_t k = 0; ok && k < n; k++)
+      if (strcmp(names[k], names[n]) == 0) {
+        stc_error_set(err, NULL, 0, 0, "invalid --gpu-sites: '%s' twice", item);
+        status = STC_ERR_INVALID;
+      }
+    if (!ok && status == STC_OK) {
+      stc_error_set(err, NULL, 0, 0, "out of memory");
+      status = STC_ERR_NOMEM;
+    }
+  }
+  free(copy);
+  if (status == STC_OK && out->count == 0) {
+    stc_error_set(err, NULL, 0, 0, "invalid --gpu-sites '%s' (no variants)", list);
+    status = STC_ERR_INVALID;
+  }
+  return status;
 }
 
 stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
@@ -127,6 +247,26 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
     snprintf(toolkit_option, sizeof toolkit_option, " toolkit=%.1000s", toolkit);
   char text[4096];
   stc_status s = STC_OK;
+  /* 0. GPU dispatch sites (unless one schedule is forced on the module). */
+  const char *sites_list = options->gpu_sites ? options->gpu_sites : DEFAULT_SITES;
+  bool sites = !options->gpu_schedule && strcmp(sites_list, "off") != 0;
+  if (sites) {
+    site_scripts scripts = {0};
+    char names[32][64];
+    s = site_scripts_make(sites_list, &scripts, names, err);
+    if (s == STC_OK) {
+      stc_pass_option_value all = {"all", "true"};
+      MlirPass pass = stc_multi_variant_pass_create_for_target(
+          &all, 1, "cuda", scripts.items, scripts.count, err);
+      if (pass.ptr)
+        mlirOpPassManagerAddOwnedPass(pm, pass);
+      else
+        s = STC_ERR_INVALID;
+    }
+    site_scripts_free(&scripts);
+    if (s != STC_OK)
+      return s;
+  }
   /* 0. --gpu-schedule: matmul / batch_matmul tiled to blocks, threads and
    *    register tiles on tensors (tools/common/gpu_schedule.c). */
   if (options->gpu_schedule) {
@@ -145,6 +285,22 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                    "function-boundary-type-conversion=identity-layout-map},"
                    "canonicalize",
                    err);
+  /* 1a. Sites: every function of a site `void f(memrefs...)`, as on the CPU
+   *     (tune_pipeline.c step 3-4), and the cuBLAS variants' op a call of
+   *     the runtime's cuBLAS entry point (stc-lower-blas). */
+  if (s == STC_OK && sites)
+    s = add_stc(pm, "stc-site-results-in-place", NULL, NULL, err);
+  if (s == STC_OK && sites)
+    s = add_upstream(pm, "drop-equivalent-buffer-results,drop-equivalent-buffer-results",
+                     err);
+  if (s == STC_OK && sites)
+    s = add_stc(pm, "stc-out-params-scope", NULL, NULL, err);
+  if (s == STC_OK && sites)
+    s = add_upstream(pm, "buffer-results-to-out-params", err);
+  if (s == STC_OK && sites)
+    s = add_stc(pm, "stc-out-params-scope", "restore", "true", err);
+  if (s == STC_OK && sites)
+    s = add_stc(pm, "stc-lower-blas", NULL, NULL, err);
   /* 1b. Deallocation, as on the CPU: every buffer is freed where its last
    *     owner lets go (device buffers by gpu.dealloc after step 3; the
    *     ownership helper's metadata buffers stay on the host). */
@@ -156,7 +312,7 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                      "convert-bufferization-to-memref,cse,canonicalize",
                      err);
   /* 1c. The scheduled ops' foralls become gpu.launch ops. */
-  if (s == STC_OK && options->gpu_schedule) {
+  if (s == STC_OK && (options->gpu_schedule || sites)) {
     MlirPass pass = stc_gpu_map_forall_pass_create();
     if (!pass.ptr) {
       stc_error_set(err, NULL, 0, 0, "out of memory");
@@ -217,5 +373,11 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
              chip, format, toolkit_option);
     s = add_upstream(pm, text, err);
   }
+  /* 5. The sites' runtime dispatch (include/stc/rt_dispatch.h; arguments
+   *    marked device memory). */
+  if (s == STC_OK && sites)
+    s = add_stc(pm, "stc-lower-dispatch", NULL, NULL, err);
+  if (s == STC_OK && sites)
+    s = add_upstream(pm, "reconcile-unrealized-casts", err);
   return s;
 }

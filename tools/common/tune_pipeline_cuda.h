@@ -61,4 +61,14 @@ void stc_gpu_schedule_name(const stc_gpu_schedule *schedule, char *out, size_t s
 MlirPass stc_gpu_schedule_pass_create(const stc_gpu_schedule *schedule);
 MlirPass stc_gpu_map_forall_pass_create(void);
 
+/* The schedule as a stc-multi-variant script (GPU variant sites): a
+ * transform module whose named sequence @<stc_gpu_schedule_name> carries
+ * stc.kind (matmul or batch_matmul), stc.dynamic = "static", stc.tier and
+ * stc.divides = [BM, BN, BK] (the op's M, N, K must be multiples), tiles
+ * the op like stc-gpu-schedule and annotates its function with
+ * stc.gpu_tiles for stc-gpu-map-forall. Owned string; NULL when out of
+ * memory. */
+char *stc_gpu_schedule_site_script(const stc_gpu_schedule *schedule, bool batch,
+                                   int tier);
+
 #endif /* STC_TUNE_PIPELINE_CUDA_H */

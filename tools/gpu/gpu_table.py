@@ -6,13 +6,15 @@ per shape:
 
   m,k,n,best_default,best_default_gflops,best_schedule,best_schedule_gflops,
   cublas_gflops,triton_gflops,torch_gflops,best_of_all,best_of_all_gflops,
-  best_generated_over_cublas,triton_over_cublas,pick,pick_over_best
+  best_generated_over_cublas,triton_over_cublas,pick,pick_gflops,pick_over_best
 
 "default" kernels are --target=cuda's one-thread-per-element kernels
 (label rows,cols/mapping), "schedule" ones --gpu-schedule's register-tiled
 kernels (label BMxBN/TMxTN/kBK). A variant counts only with status ok (it
-matched cuBLAS within 1e-3). pick is the tuner's choice: empty while GPU
-dispatch sites do not exist (docs/gpu.md).
+matched cuBLAS within 1e-3). pick is the tuner's choice at a GPU dispatch
+site (label pick:<winner>, docs/gpu.md): pick_gflops is the site called
+through its dispatch after tuning, pick_over_best its ratio to the best of
+all (generated kernels, cuBLAS and Triton).
 
 usage: gpu_table.py matmul.csv reference.csv > table.csv"""
 import csv
@@ -29,7 +31,7 @@ def main():
         key = (int(row["m"]), int(row["k"]), int(row["n"]))
         if key not in shapes:
             shapes[key] = {"default": [], "schedule": [], "cublas": None,
-                           "triton": None, "torch": None}
+                           "triton": None, "torch": None, "pick": None}
             order.append(key)
         return shapes[key]
 
@@ -42,6 +44,8 @@ def main():
             label = row.get("block") or row.get("config") or ""
             if row["variant"] == "cublas_sgemm":
                 e["cublas"] = g
+            elif label.startswith("pick"):
+                e["pick"] = (g, label.split(":", 1)[-1])
             elif "/k" in label:
                 e["schedule"].append((g, label))
             else:
@@ -57,7 +61,7 @@ def main():
     out.writerow(["m", "k", "n", "best_default", "best_default_gflops", "best_schedule",
                   "best_schedule_gflops", "cublas_gflops", "triton_gflops", "torch_gflops",
                   "best_of_all", "best_of_all_gflops", "best_generated_over_cublas",
-                  "triton_over_cublas", "pick", "pick_over_best"])
+                  "triton_over_cublas", "pick", "pick_gflops", "pick_over_best"])
 
     def fmt(x, digits=1):
         return "" if x is None else f"{x:.{digits}f}"
@@ -75,9 +79,12 @@ def main():
         generated = max([g for g, _ in e["default"] + e["schedule"]], default=None)
         ratio = generated / e["cublas"] if generated and e["cublas"] else None
         triton = e["triton"] / e["cublas"] if e["triton"] and e["cublas"] else None
+        pick = e["pick"] or (None, "")
+        pick_ratio = pick[0] / best[0] if pick[0] and best[0] else None
         out.writerow([*key, bd[1], fmt(bd[0]), bs[1], fmt(bs[0]), fmt(e["cublas"]),
                       fmt(e["triton"]), fmt(e["torch"]), best[1], fmt(best[0]),
-                      fmt(ratio, 3), fmt(triton, 3), "", ""])
+                      fmt(ratio, 3), fmt(triton, 3), pick[1], fmt(pick[0]),
+                      fmt(pick_ratio, 3)])
 
 
 if __name__ == "__main__":

@@ -12,10 +12,16 @@
  *      every runtime stream synchronizes with. The error is each variant's
  *      C (from C = 0) against cuBLAS's, max |x - y| / (|y| + 0.01 max|y|):
  *      the summation orders differ, so elements near 0 get a scale term.
+ * A variant labelled "pick" is a GPU dispatch site (--target=cuda's
+ * default): its first call tunes (runtime/trial_gpu.c) and its block
+ * column says "pick:<winner>" (from the tuner's report; "pick:cached" when
+ * the decision came from the cache and no tuning ran). On stderr at the
+ * end: the dispatch counters (tunes, memory and disk cache hits).
  * $STC_BENCH_ONLY=text runs only the variants whose name contains text (and
  * no cuBLAS timing): for compute-sanitizer runs of a few kernels.
  * Exit 0 when every variant ran and matched within 1e-3; 1 otherwise; 77
  * when no GPU is usable. */
+#include "stc/rt.h"
 #include "stc/rt_gpu.h"
 
 #include <math.h>
@@ -149,7 +155,19 @@ int main(void) {
         continue;
       memset(got, 0, bytes);
       stc_rt_gpu_copy(c, got, bytes, NULL);
-      variants[v].fn(&da, &db, &dc);
+      bool pick = strcmp(variants[v].block, "pick") == 0;
+      stc_tune_report *reports = NULL;
+      size_t before = 0, after = 0;
+      if (pick && stc_rt_dispatch_reports(&reports, &before) == STC_OK)
+        stc_tune_reports_free(reports, before);
+      variants[v].fn(&da, &db, &dc); /* a site tunes here, on its first call */
+      char label[300];
+      snprintf(label, sizeof label, "%s", variants[v].block);
+      if (pick && stc_rt_dispatch_reports(&reports, &after) == STC_OK) {
+        snprintf(label, sizeof label, "pick:%s",
+                 after > before ? reports[after - 1].winner : "cached");
+        stc_tune_reports_free(reports, after);
+      }
       stc_rt_gpu_copy(got, c, bytes, NULL);
       double err = 0;
       bool finite = true;
@@ -165,7 +183,7 @@ int main(void) {
       failures += strcmp(status, "ok") != 0;
       printf("%lld,%lld,%lld,%s,%s,%.4f,%.1f,%.2e,%s\n", (long long)m,
              (long long)k, (long long)n, variants[v].name,
-             variants[v].block, ms, ms > 0 ? flops / (ms * 1e6) : 0.0,
+             label, ms, ms > 0 ? flops / (ms * 1e6) : 0.0,
              have_cublas ? err : -1.0, status);
       fflush(stdout);
     }
@@ -173,5 +191,15 @@ int main(void) {
     free(host_a), free(host_b), free(want), free(got);
   }
   stc_rt_gpu_timer_destroy(timer);
+  stc_rt_dispatch_stats stats;
+  stc_rt_dispatch_stats_get(&stats);
+  fprintf(stderr,
+          "matmul_bench: dispatch: tunes=%llu memory_hits=%llu disk_hits=%llu "
+          "cached_calls=%llu reference_fallbacks=%llu\n",
+          (unsigned long long)stats.tuner.tunes,
+          (unsigned long long)stats.tuner.memory_hits,
+          (unsigned long long)stats.tuner.disk_hits,
+          (unsigned long long)stats.cached_calls,
+          (unsigned long long)stats.reference_fallbacks);
   return failures ? 1 : 0;
 }

@@ -31,6 +31,7 @@ typedef enum flag_id {
   FLAG_GPU_BLOCK,
   FLAG_GPU_MAPPING,
   FLAG_GPU_SCHEDULE,
+  FLAG_GPU_SITES,
   FLAG_DEFAULT_LOWERING,
   FLAG_EMIT,
   FLAG_HELP,
@@ -89,6 +90,10 @@ static const flag_spec flags[] = {
      "--target=cuda: matmul / batch_matmul kernels with BMxBN block tiles and "
      "TMxTN register tiles per thread, reduction steps of BK (e.g. "
      "64x64/4x4/k8); default: one thread per output element"},
+    {"gpu-sites", "off|LIST", FLAG_GPU_SITES,
+     "--target=cuda without --gpu-schedule: the variants of GPU dispatch "
+     "sites, comma-separated schedules (BMxBN/TMxTN/kBK[/shared]) and "
+     "cublas; off = no sites (default: the built-in family, docs/gpu.md)"},
     {"default-lowering", "fast|loops", FLAG_DEFAULT_LOWERING,
      "what ops without variants, and every site's reference, become with "
      "--tune-hot-paths: fast (tiled + vectorized, the default) or loops "
@@ -314,6 +319,9 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
   case FLAG_GPU_SCHEDULE:
     options->tune.gpu_schedule = value;
     break;
+  case FLAG_GPU_SITES:
+    options->tune.gpu_sites = value;
+    break;
   case FLAG_EMIT:
     if (!one_of(value, emits)) {
       stc_opt_error("invalid value '%s' for option '--emit' (expected mlir, "
@@ -348,13 +356,14 @@ static int check_tune_options(const stc_opt_options *options) {
     return STC_OPT_EXIT_USAGE;
   }
   if ((tune->gpu_chip || tune->gpu_format || tune->gpu_block || tune->gpu_mapping ||
-       tune->gpu_schedule) &&
+       tune->gpu_schedule || tune->gpu_sites) &&
       (!tune->target || strcmp(tune->target, "cuda") != 0)) {
     stc_opt_error("'%s' needs --target=cuda",
                   tune->gpu_chip       ? "--gpu-chip"
                   : tune->gpu_format   ? "--gpu-format"
                   : tune->gpu_block    ? "--gpu-block"
                   : tune->gpu_schedule ? "--gpu-schedule"
+                  : tune->gpu_sites    ? "--gpu-sites"
                                        : "--gpu-mapping");
     return STC_OPT_EXIT_USAGE;
   }

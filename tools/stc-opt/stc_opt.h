@@ -77,6 +77,7 @@ typedef struct stc_opt_tune_options {
   const char *gpu_block;        /* --gpu-block=X,Y; NULL = 16,16 */
   const char *gpu_mapping;      /* --gpu-mapping=inner-x|outer-x; NULL = inner-x */
   const char *gpu_schedule;     /* --gpu-schedule=BMxBN/TMxTN/kBK; NULL = none */
+  const char *gpu_sites;        /* --gpu-sites=off|LIST; NULL = the built-in family */
   const char *default_lowering; /* --default-lowering=fast|loops; NULL = fast */
   const char *emit;             /* --emit=mlir|llvm|obj; NULL = mlir */
 } stc_opt_tune_options;

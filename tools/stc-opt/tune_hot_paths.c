@@ -28,6 +28,7 @@ stc_status stc_opt_tune_hot_paths(MlirOpPassManager pm,
   options.gpu_block = tune->gpu_block;
   options.gpu_mapping = tune->gpu_mapping;
   options.gpu_schedule = tune->gpu_schedule;
+  options.gpu_sites = tune->gpu_sites;
   return stc_tune_pipeline_add(pm, &options, err);
 }
 

@@ -1,0 +1,147 @@
+// GPU dispatch sites (--target=cuda without --gpu-schedule): each static
+// matmul / batch_matmul that a GPU schedule fits becomes a site whose
+// reference is the default kernel, with one variant per schedule whose
+// tiles divide M, N and K (register-tiled, and /shared for matmul), plus
+// cuBLAS for f32 (stc_rt_cublas_*, eligible only where cuBLAS loads). The
+// site descriptor marks every argument as device memory (stc_rt_arg.memory
+// = 1), so that the runtime tunes it with the GPU trial runner.
+// RUN: stc-opt --tune-hot-paths --target=cuda %s -o %t.mlir
+// RUN: FileCheck %s < %t.mlir
+// RUN: FileCheck %s --check-prefix=VARIANT < %t.mlir
+// An explicit list, and sites off.
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-sites=cublas,64x64/4x4/k8 %s | FileCheck %s --check-prefix=LIST
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-sites=off %s | FileCheck %s --check-prefix=OFF
+// A module-wide --gpu-schedule makes no sites either.
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-schedule=64x64/4x4/k8 %s | FileCheck %s --check-prefix=OFF
+
+func.func @mm(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>)
+                     outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+
+// 37 rows: no schedule divides; cuBLAS takes any shape.
+func.func @odd(%a: tensor<37x48xf32>, %b: tensor<48x96xf32>, %c: tensor<37x96xf32>) -> tensor<37x96xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<37x48xf32>, tensor<48x96xf32>)
+                     outs(%c : tensor<37x96xf32>) -> tensor<37x96xf32>
+  return %r : tensor<37x96xf32>
+}
+
+func.func @bmm(%a: tensor<3x64x48xf32>, %b: tensor<3x48x96xf32>, %c: tensor<3x64x96xf32>) -> tensor<3x64x96xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<3x64x48xf32>, tensor<3x48x96xf32>)
+                           outs(%c : tensor<3x64x96xf32>) -> tensor<3x64x96xf32>
+  return %r : tensor<3x64x96xf32>
+}
+
+// f64: no cuBLAS variant (its entry points are f32), the schedules apply.
+func.func @mm64(%a: tensor<64x64xf64>, %b: tensor<64x64xf64>, %c: tensor<64x64xf64>) -> tensor<64x64xf64> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xf64>, tensor<64x64xf64>)
+                     outs(%c : tensor<64x64xf64>) -> tensor<64x64xf64>
+  return %r : tensor<64x64xf64>
+}
+
+// Not a contraction: no site, the default kernel.
+func.func @add(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.add ins(%a, %b : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// The matmul site: reference, cuBLAS, 5 register-tiled and 2 /shared
+// schedules (all divide 128 x 128 x 64), in the tier order.
+// CHECK: @__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__rt_str0("mm/linalg.matmul#
+// CHECK-NEXT: ("linalg.matmul\00")
+// CHECK-NEXT: ("reference\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_cublas\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b64x64_t4x4_k8\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b128x64_t8x4_k16\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b64x128_t4x8_k8\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b128x128_t8x8_k8\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b32x32_t2x2_k8\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b64x64_t4x4_k16_shared\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b128x64_t8x4_k32_shared\00")
+// Every argument is device memory (field 3 of stc_rt_arg = 1).
+// CHECK: @__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__rt_args() {{.*}} !llvm.array<3 x struct<(i32, i32, i32, i32)>>
+// CHECK: %[[M0:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.insertvalue %[[M0]], %{{.*}}[0, 3]
+// CHECK: %[[M1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.insertvalue %[[M1]], %{{.*}}[1, 3]
+// CHECK: %[[M2:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.insertvalue %[[M2]], %{{.*}}[2, 3]
+// The cuBLAS variant's eligibility is STC_RT_ELIGIBLE_CUBLAS (3).
+// CHECK: @__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__rt_variants() {{.*}} !llvm.array<9 x
+// CHECK: %[[E:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: llvm.insertvalue %[[E]], %{{.*}}[1, 5]
+// The dispatch: slot fast path, else the runtime.
+// CHECK: llvm.func @__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}(
+// CHECK: llvm.call @stc_rt_site_enter(
+// CHECK: llvm.func @__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__ref(
+// CHECK: gpu.launch_func {{.*}}@__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__ref_kernel::
+// CHECK: llvm.func @__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__gpu_cublas(
+// CHECK: llvm.call @stc_rt_cublas_matmul_f32(
+
+// Each scheduled variant launches its own kernel with its block geometry:
+// 64x64/4x4 is 16 x 16 threads in 2 x 2 blocks for 128 x 128.
+// VARIANT-LABEL: llvm.func @__stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__gpu_b64x64_t4x4_k8(
+// VARIANT: %[[T:.*]] = llvm.mlir.constant(16 : index) : i64
+// VARIANT: gpu.launch_func {{.*}}__gpu_b64x64_t4x4_k8_kernel::{{.*}} threads in (%[[T]], %[[T]],
+// VARIANT: llvm.call @mgpuStreamSynchronize(
+// VARIANT-LABEL: llvm.func @_mlir_ciface___stc_site_mm_linalg_matmul_{{[0-9a-f]+}}__gpu_b64x64_t4x4_k8(
+
+// 37 x 96 x 48: only cuBLAS fits.
+// CHECK: ("odd/linalg.matmul#
+// CHECK-NEXT: ("linalg.matmul\00")
+// CHECK-NEXT: ("reference\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_cublas\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: internal constant {{.*}}__rt_str6("{{[0-9a-f]+}}\00")
+// CHECK: __rt_variants() {{.*}} !llvm.array<2 x
+
+// The batch_matmul: cuBLAS (strided batched) and the one schedule dividing
+// 64 x 96 x 48.
+// CHECK: ("bmm/linalg.batch_matmul#
+// CHECK-NEXT: ("linalg.batch_matmul\00")
+// CHECK-NEXT: ("reference\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_cublas\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b32x32_t2x2_k8\00")
+// CHECK: llvm.call @stc_rt_cublas_batch_matmul_f32(
+
+// f64: no cuBLAS.
+// CHECK: ("mm64/linalg.matmul#
+// CHECK-NEXT: ("linalg.matmul\00")
+// CHECK-NEXT: ("reference\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b64x64_t4x4_k8\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b32x32_t2x2_k8\00")
+// CHECK-NEXT: ("1\00")
+// CHECK-NEXT: ("gpu_b64x64_t4x4_k16_shared\00")
+
+// The elementwise op is no site.
+// CHECK-NOT: __stc_site_add
+// CHECK: gpu.binary @add_kernel
+
+// LIST: ("mm/linalg.matmul#
+// LIST-NEXT: ("linalg.matmul\00")
+// LIST-NEXT: ("reference\00")
+// LIST-NEXT: ("1\00")
+// LIST-NEXT: ("gpu_cublas\00")
+// LIST-NEXT: ("1\00")
+// LIST-NEXT: ("gpu_b64x64_t4x4_k8\00")
+// LIST-NEXT: ("1\00")
+// LIST-NEXT: __rt_str8("{{[0-9a-f]+}}\00")
+
+// OFF-NOT: stc_rt_site_enter
+// OFF-NOT: __stc_site_
+// OFF: gpu.binary
