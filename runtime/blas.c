@@ -173,11 +173,31 @@ static bool env_says_off(const char *value) {
                    strcmp(value, "no") == 0 || strcmp(value, "false") == 0);
 }
 
+/* OpenBLAS's worker threads busy-wait 2^28 TSC cycles (about 0.1 s) after
+ * every call before they sleep. On a machine with few cores that spin takes
+ * the cores the next code needs: an OpenMP variant timed right after
+ * matmul_blas ran at half its speed (ratio 1.03 instead of 0.55 on
+ * gpt2_c_attn, bench/regret.sh, 2 cores), so the tuner rejected or mis-ranked
+ * it, and so does any OpenMP op that follows a BLAS call in a model. 2^22
+ * cycles (1-2 ms) keeps back-to-back calls on spinning threads and lets
+ * them sleep before other work. OpenBLAS reads the value when it is loaded
+ * (the exponent, clamped to 4..30); a user's own setting wins. */
+#define STC_OPENBLAS_THREAD_TIMEOUT "22"
+
+static void cap_openblas_spin(void) {
+  const char *own = getenv("OPENBLAS_THREAD_TIMEOUT");
+  const char *goto_own = getenv("GOTO_THREAD_TIMEOUT");
+  if ((own && *own) || (goto_own && *goto_own))
+    return;
+  (void)setenv("OPENBLAS_THREAD_TIMEOUT", STC_OPENBLAS_THREAD_TIMEOUT, 0);
+}
+
 static void load_once(void) {
   if (env_says_off(getenv("STC_BLAS"))) {
     snprintf(g_blas.why, sizeof g_blas.why, "STC_BLAS=off");
     return;
   }
+  cap_openblas_spin(); /* before the library (perhaps OpenBLAS) loads */
   const char *chosen = getenv("STC_BLAS_LIBRARY");
   if (chosen && *chosen) {
     g_blas.loaded = try_library(chosen);
