@@ -176,13 +176,16 @@ static bool env_says_off(const char *value) {
 /* OpenBLAS's worker threads busy-wait 2^28 TSC cycles (about 0.1 s) after
  * every call before they sleep. On a machine with few cores that spin takes
  * the cores the next code needs: an OpenMP variant timed right after
- * matmul_blas ran at half its speed (ratio 1.03 instead of 0.55 on
- * gpt2_c_attn, bench/regret.sh, 2 cores), so the tuner rejected or mis-ranked
- * it, and so does any OpenMP op that follows a BLAS call in a model. 2^22
- * cycles (1-2 ms) keeps back-to-back calls on spinning threads and lets
- * them sleep before other work. OpenBLAS reads the value when it is loaded
- * (the exponent, clamped to 4..30); a user's own setting wins. */
-#define STC_OPENBLAS_THREAD_TIMEOUT "22"
+ * matmul_blas ran at half its speed (gpt2_c_attn on 2 cores: ratio 1.03
+ * instead of 0.50-0.55), so the tuner (and bench/regret.sh's oracle)
+ * rejected or mis-ranked it, and so does any OpenMP op that follows a BLAS
+ * call in a model. 2^18 cycles (about 0.1 ms) keeps back-to-back calls on
+ * spinning threads and lets them sleep before other work; 2^22 (1-2 ms)
+ * still lost the smallest matmul's (bert_base_qkvo, 0.5 ms runs) OpenMP
+ * variant in 5 of 13 cold tunes, 2^18 in 0 of 5. OpenBLAS reads the value
+ * (an exponent, clamped to 4..30) when it is loaded; a user's own setting
+ * wins. */
+#define STC_OPENBLAS_THREAD_TIMEOUT "18"
 
 static void cap_openblas_spin(void) {
   const char *own = getenv("OPENBLAS_THREAD_TIMEOUT");
