@@ -512,3 +512,38 @@ STC_TEST(blas_library_changed_after_its_lookup_is_not_used) {
   unsetenv("STC_BLAS_LIBRARY");
   stc_rt__blas_reset();
 }
+
+/* OpenBLAS's idle workers spin about 0.1 s after each call, taking the
+ * cores of whatever runs next (an OpenMP variant the tuner times right
+ * after matmul_blas ran at half speed): loading caps the spin unless the
+ * user chose a value, and STC_BLAS=off leaves the environment alone. */
+STC_TEST(blas_caps_openblas_idle_spin_unless_the_user_set_it) {
+  unsetenv("STC_BLAS");
+  unsetenv("STC_BLAS_LIBRARY");
+  unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  unsetenv("GOTO_THREAD_TIMEOUT");
+  stc_rt__blas_reset();
+  (void)stc_rt_blas_available(NULL, NULL);
+  const char *cap = getenv("OPENBLAS_THREAD_TIMEOUT");
+  STC_CHECK(cap != NULL);
+  STC_CHECK_STR_EQ(cap ? cap : "", "18");
+
+  setenv("OPENBLAS_THREAD_TIMEOUT", "10", 1);
+  stc_rt__blas_reset();
+  (void)stc_rt_blas_available(NULL, NULL);
+  STC_CHECK_STR_EQ(getenv("OPENBLAS_THREAD_TIMEOUT"), "10");
+
+  unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  setenv("GOTO_THREAD_TIMEOUT", "12", 1);
+  stc_rt__blas_reset();
+  (void)stc_rt_blas_available(NULL, NULL);
+  STC_CHECK(getenv("OPENBLAS_THREAD_TIMEOUT") == NULL);
+  unsetenv("GOTO_THREAD_TIMEOUT");
+
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
+  (void)stc_rt_blas_available(NULL, NULL);
+  STC_CHECK(getenv("OPENBLAS_THREAD_TIMEOUT") == NULL);
+  unsetenv("STC_BLAS");
+  stc_rt__blas_reset();
+}
