@@ -159,6 +159,9 @@ typedef struct prepared_schedule {
    * batch_matmul ops with default maps whose M, N, K these divide. */
   bool has_divides;
   int64_t divides[3];
+  /* stc.element_type (GPU schedules): only for ops whose operands and
+   * result all have this element type (null: any). */
+  MlirType element;
 } prepared_schedule;
 
 /* Static cost classes (stc.tier, optional on any schedule): 0 vendor
@@ -316,6 +319,11 @@ static bool prepare_schedule(MlirContext ctx, MlirOperation module,
     for (intptr_t i = 0; i < 3; i++)
       out->divides[i] = mlirDenseI64ArrayGetElement(divides, i);
   }
+  MlirAttribute element =
+      mlirOperationGetAttributeByName(out->entry, stc__str("stc.element_type"));
+  out->element = (MlirType){NULL};
+  if (!mlirAttributeIsNull(element) && mlirAttributeIsAType(element))
+    out->element = mlirTypeAttrGetValue(element);
   /* A user's schedules come first unless they say otherwise: they were
    * written for this program. */
   out->tier = s->builtin ? TIER_DEFAULT : 0;
@@ -984,6 +992,12 @@ static bool schedule_fits(const site *s, const prepared_schedule *p) {
     return false;
   if (p->has_divides && !tiles_divide(s->op, p->divides))
     return false;
+  if (!mlirTypeIsNull(p->element))
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(s->op); i++)
+      if (!mlirTypeEqual(mlirShapedTypeGetElementType(
+                             mlirValueGetType(mlirOperationGetOperand(s->op, i))),
+                         p->element))
+        return false;
   return !s->dynamic || schedule->shapes == STC_SCHEDULE_SHAPES_ANY;
 }
 

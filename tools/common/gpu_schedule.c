@@ -950,10 +950,47 @@ static bool replace_first(const char *text, const char *from, const char *to,
   return !out->out_of_memory;
 }
 
+/* /shared as a site variant: the sequence only marks the variant function
+ * (stc.gpu_tiles with the split); stc-gpu-map-forall replaces its
+ * linalg.matmul by the generated kernel after bufferization, as for
+ * --gpu-schedule. The op stays as it is (read only). */
+static void shared_site_script(const stc_gpu_schedule *s, const char *name, int tier,
+                               stc_text *out) {
+  int split = s->split > 1 ? s->split : 1;
+  stc_text_appendf(
+      out,
+      "module attributes {transform.with_named_sequence} {\n"
+      "  transform.named_sequence @%s(%%op: !transform.any_op {transform.readonly}) "
+      "attributes {stc.kind = \"matmul\", stc.dynamic = \"static\", stc.tier = %d : i64, "
+      "stc.divides = array<i64: 1, %d, %d>, stc.element_type = f32} {\n"
+      "    %%func = transform.get_parent_op %%op {isolated_from_above} : (!transform.any_op) -> !transform.any_op\n",
+      name, tier, s->bn, s->bk * split);
+}
+
 char *stc_gpu_schedule_site_script(const stc_gpu_schedule *s, bool batch, int tier) {
   stc_text result = {0}, *out = &result;
   char name[96], header[512], tail[1024];
   stc_gpu_schedule_name(s, name, sizeof name);
+  /* The variant function carries its tiles for stc-gpu-map-forall, as
+   * run_schedule sets them for --gpu-schedule. */
+  snprintf(tail, sizeof tail,
+           "    %%stc_tiles = transform.param.constant array<i64: %d, %d, %d, %d, %d, %d, %d> -> !transform.any_param\n"
+           "    transform.annotate %%func \"stc.gpu_tiles\" = %%stc_tiles : !transform.any_op, !transform.any_param\n"
+           "    %%stc_name = transform.param.constant \"%s\" -> !transform.any_param\n"
+           "    transform.annotate %%func \"stc.gpu_schedule\" = %%stc_name : !transform.any_op, !transform.any_param\n"
+           "    transform.yield\n  }\n}\n",
+           s->bm, s->bn, s->tm, s->tn, s->bk, s->shared, s->split > 1 ? s->split : 1, name);
+  if (s->shared) {
+    if (batch)
+      return NULL; /* matmul only */
+    shared_site_script(s, name, tier, out);
+    stc_text_appendf(out, "%s", tail);
+    if (out->out_of_memory) {
+      stc_text_free(out);
+      return NULL;
+    }
+    return result.data;
+  }
   stc_text stage = {0};
   stage_a_script(s, batch, &stage);
   snprintf(header, sizeof header,
@@ -961,15 +998,6 @@ char *stc_gpu_schedule_site_script(const stc_gpu_schedule *s, bool batch, int ti
            "{stc.kind = \"%s\", stc.dynamic = \"static\", stc.tier = %d : i64, "
            "stc.divides = array<i64: %d, %d, %d>} {",
            name, batch ? "batch_matmul" : "matmul", tier, s->bm, s->bn, s->bk);
-  /* The variant function carries its tiles for stc-gpu-map-forall, as
-   * run_schedule sets them for --gpu-schedule. */
-  snprintf(tail, sizeof tail,
-           "    %%stc_tiles = transform.param.constant array<i64: %d, %d, %d, %d, %d, %d> -> !transform.any_param\n"
-           "    transform.annotate %%func \"stc.gpu_tiles\" = %%stc_tiles : !transform.any_op, !transform.any_param\n"
-           "    %%stc_name = transform.param.constant \"%s\" -> !transform.any_param\n"
-           "    transform.annotate %%func \"stc.gpu_schedule\" = %%stc_name : !transform.any_op, !transform.any_param\n"
-           "    transform.yield\n  }\n}\n",
-           s->bm, s->bn, s->tm, s->tn, s->bk, s->shared, name);
   stc_text renamed = {0};
   bool ok = !stage.out_of_memory &&
             replace_first(stage.data,

@@ -92,12 +92,15 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
   return STC_OK;
 }
 
-/* The variants GPU sites get by default: cuBLAS, register-tiled schedules
- * of several block shapes (each only where it divides the op), and two with
- * shared-memory staging (matmul only). */
+/* The variants GPU sites get by default: cuBLAS; the fastest generated
+ * kernels of bench/results/gpu-table.csv (H200), the /shared kernels
+ * (matmul, f32; any M), split-K for skinny shapes; and two register-tiled
+ * schedules (also for batch_matmul, which /shared does not take). Each only
+ * where it divides the op. */
 #define DEFAULT_SITES                                                         \
-  "cublas,64x64/4x4/k8,128x64/8x4/k16,64x128/4x8/k8,128x128/8x8/k8,"        \
-  "32x32/2x2/k8,64x64/4x4/k16/shared,128x64/8x4/k32/shared"
+  "cublas,128x128/8x8/k8/shared,128x64/8x4/k16/shared,64x64/4x4/k16/shared,"   \
+  "64x64/4x4/k16/shared/split4,32x64/2x4/k16/shared/split4,64x64/4x4/k8,"       \
+  "32x32/2x2/k8"
 
 #define CUBLAS_SCRIPT                                                          \
   "module attributes {transform.with_named_sequence} {\n"                     \
@@ -146,8 +149,8 @@ static stc_status site_scripts_make(const char *list, site_scripts *out,
   char *save = NULL;
   for (char *item = strtok_r(copy, ",", &save); item && status == STC_OK;
        item = strtok_r(NULL, ",", &save), n++) {
-    char why[160] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared] and cublas, "
-                    "comma-separated",
+    char why[160] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared[/splitS]] and "
+                    "cublas, comma-separated",
          text[1024];
     stc_gpu_schedule schedule;
     bool ok = n < 32;
@@ -159,12 +162,14 @@ static stc_status site_scripts_make(const char *list, site_scripts *out,
       }
     } else if (ok && stc_gpu_schedule_parse(item, &schedule, why, sizeof why)) {
       stc_gpu_schedule_name(&schedule, names[n], 64);
+      /* Tiers: the /shared kernels are 2.4-2.7x the register-tiled ones
+       * on the H200 (docs/gpu.md), so they are tried first. */
       ok = site_scripts_add(out, names[n],
                             stc_gpu_schedule_site_script(&schedule, false,
-                                                         schedule.shared ? 2 : 1));
+                                                         schedule.shared ? 1 : 2));
       if (ok && !schedule.shared)
         ok = site_scripts_add(out, names[n],
-                              stc_gpu_schedule_site_script(&schedule, true, 1));
+                              stc_gpu_schedule_site_script(&schedule, true, 2));
     } else {
       stc_error_set(err, NULL, 0, 0,
                     "invalid --gpu-sites item '%s' (%s)", item,
