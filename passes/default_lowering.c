@@ -85,6 +85,10 @@ static const struct {
     {"linalg.vecmat", "vecmat_tile64x16_vec"},
 };
 
+/* The built-in schedule of row reductions (see candidates()). */
+#define ROW_REDUCTION_SCHEDULE "reduction_tile_reduction_vec"
+#define MAX_CANDIDATES 3
+
 typedef struct default_options {
   bool remarks;
 } default_options;
@@ -250,6 +254,7 @@ typedef struct op_shape {
   int64_t size[MAX_LOOPS];    /* static loop range, -1 = dynamic/unknown */
   bool reduction[MAX_LOOPS];  /* not indexed by any output */
   int innermost[MAX_LOOPS];   /* operands whose last index is this loop */
+  int inputs_innermost[MAX_LOOPS]; /* the same, inputs only */
   bool dynamic;               /* some loop range is not static */
 } op_shape;
 
@@ -314,8 +319,11 @@ static bool read_shape(MlirOperation op, op_shape *shape) {
         continue;
       if (output)
         shape->reduction[d] = false;
-      if (r == results - 1)
+      if (r == results - 1) {
         shape->innermost[d]++;
+        if (!output)
+          shape->inputs_innermost[d]++;
+      }
       if (shaped && r < mlirShapedTypeGetRank(type) &&
           !mlirShapedTypeIsDynamicDim(type, r))
         shape->size[d] = mlirShapedTypeGetDimSize(type, r);
@@ -464,10 +472,11 @@ static void mark_kept(run_state *state, MlirOperation op) {
 }
 
 /* The default schedules that may apply to `op`, most specific first (at
- * most two: its kind's built-in, then the generated one). *why gets the
+ * most three: its kind's built-in, the row-reduction one, then the
+ * generated one). *why gets the
  * reasons for skipping one. */
 static size_t candidates(run_state *state, MlirOperation op,
-                         const script_entry *out[2], stc_text *why) {
+                         const script_entry *out[MAX_CANDIDATES], stc_text *why) {
   size_t count = 0;
   op_shape shape;
   if (!read_shape(op, &shape)) {
@@ -492,6 +501,24 @@ static size_t candidates(run_state *state, MlirOperation op,
   if (!shape.permutations) {
     stc_text_appendf(why, "an indexing map is not a projected permutation");
     return count;
+  }
+  /* A row reduction (a generic [parallel, reduction] reducing along the
+   * dimension its operands are contiguous in: sums, maxima, softmax's
+   * denominators): partial results accumulated elementwise across the row,
+   * one horizontal reduction per row at the end, where the generated
+   * schedule reduces each 32-wide piece horizontally (1.7-1.9x slower on
+   * 1024x4096 row sums, bench/defaults.sh). Not for contractions (those
+   * get theirs below) nor for maps with constant results (the
+   * projected-permutation check above: partial-reduction tiling crashes on
+   * them). A payload it cannot tile (no recognisable combiner) fails, and
+   * the generated schedule follows. */
+  if (stc__op_is(op, "linalg.generic") && shape.loops == 2 && !shape.reduction[0] &&
+      shape.reduction[1] && shape.inputs_innermost[1] > 0 &&
+      shape.inputs_innermost[0] == 0 &&
+      num_outputs(op) == 1 && !mlirLinalgIsAContractionOp(op)) {
+    const script_entry *s = builtin_script(state, ROW_REDUCTION_SCHEDULE);
+    if (s && !mlirOperationIsNull(s->module))
+      out[count++] = s;
   }
   stc_text text = {0};
   if ((contraction_script(op, &shape, &text) || generic_script(&shape, &text)) &&
@@ -550,7 +577,7 @@ static void lower_one(run_state *state, MlirOperation *func, int64_t index) {
   if (mlirOperationIsNull(op))
     return; /* an earlier schedule's clean-up folded it away */
   stc_text why = {0};
-  const script_entry *scripts[2];
+  const script_entry *scripts[MAX_CANDIDATES];
   size_t count = candidates(state, op, scripts, &why);
   bool done = false;
   for (size_t i = 0; i < count && !done; i++) {
@@ -590,7 +617,7 @@ static bool lower_all_at_once(run_state *state, MlirOperation *func, int64_t cou
     if (mlirOperationIsNull(op))
       continue;
     stc_text why = {0};
-    const script_entry *scripts[2];
+    const script_entry *scripts[MAX_CANDIDATES];
     if (candidates(state, op, scripts, &why) == 0) {
       kept[i] = true;
       num_kept++;
@@ -609,7 +636,7 @@ static bool lower_all_at_once(run_state *state, MlirOperation *func, int64_t cou
       if (mlirOperationIsNull(op))
         continue;
       stc_text why = {0};
-      const script_entry *scripts[2];
+      const script_entry *scripts[MAX_CANDIDATES];
       candidates(state, op, scripts, &why);
       remark_kept(state, op, &why);
       mark_kept(state, op);
@@ -690,11 +717,101 @@ static void rewrite_convolutions(run_state *state, MlirOperation *func) {
   mlirOperationWalk(*func, untag, NULL, MlirWalkPreOrder);
 }
 
+/* ---- elementwise results in place --------------------------------------------- */
+
+/* True when `iterators` (an iterator_types array) has only parallel loops. */
+static bool all_parallel(MlirOperation op) {
+  MlirAttribute iterators = mlirOperationGetAttributeByName(op, stc__str("iterator_types"));
+  if (mlirAttributeIsNull(iterators) || !mlirAttributeIsAArray(iterators))
+    return false;
+  stc_text text = {0};
+  mlirAttributePrint(iterators, stc_text_callback, &text);
+  bool parallel = text.data && !text.out_of_memory && !strstr(text.data, "reduction");
+  stc_text_free(&text);
+  return parallel;
+}
+
+/* The ancestor of `op` (or op itself) whose block is `block`; null when
+ * there is none. */
+static MlirOperation ancestor_in(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+/* True when every use of `value` other than by `op` is in an op before `op`
+ * in op's block (nested uses count at their ancestor there). */
+static bool last_use(MlirValue value, MlirOperation op) {
+  MlirBlock block = mlirOperationGetBlock(op);
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = ancestor_in(mlirOpOperandGetOwner(use), block);
+    if (mlirOperationIsNull(user))
+      return false;
+    if (!mlirOperationEqual(user, op) && !mlirOperationIsBeforeInBlock(user, op))
+      return false;
+  }
+  return true;
+}
+
+/* An elementwise linalg.generic whose init is a tensor.empty it never reads
+ * writes its result into the buffer of an input instead, when that input
+ * has the init's type and indexing map (a permutation: each iteration reads
+ * the element it writes), is made by an op of the same block and is not
+ * used after it: the payload reads the element from the init and the input
+ * goes unused. Upstream bufferization writes an untiled elementwise op over
+ * such an input by itself; once tiled into loops of slices it cannot prove
+ * that safe and allocates a new result (softmax's exp and divide each got
+ * a buffer of the whole tensor, and the page faults of the second made it
+ * slower than scalar loops). On tensors the rewrite means the same thing;
+ * bufferization still copies wherever a write in place would be wrong. */
+static MlirWalkResult reuse_input(MlirOperation op, void *user) {
+  (void)user;
+  if (!stc__op_is(op, "linalg.generic") || num_outputs(op) != 1 || !all_parallel(op))
+    return MlirWalkResultAdvance;
+  intptr_t count = mlirOperationGetNumOperands(op);
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (count < 2 || mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) ||
+      mlirArrayAttrGetNumElements(maps) != count || mlirBlockIsNull(body) ||
+      mlirBlockGetNumArguments(body) != count)
+    return MlirWalkResultAdvance;
+  MlirValue init = mlirOperationGetOperand(op, count - 1);
+  MlirValue init_arg = mlirBlockGetArgument(body, count - 1);
+  MlirAffineMap init_map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, count - 1));
+  if (!mlirValueIsAOpResult(init) ||
+      !stc__op_is(mlirOpResultGetOwner(init), "tensor.empty") ||
+      !mlirOpOperandIsNull(mlirValueGetFirstUse(init_arg)) ||
+      !mlirAffineMapIsPermutation(init_map))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < count - 1; i++) {
+    MlirValue input = mlirOperationGetOperand(op, i);
+    if (!mlirValueIsAOpResult(input) || !mlirTypeEqual(mlirValueGetType(input),
+                                                       mlirValueGetType(init)) ||
+        !mlirAffineMapEqual(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i)),
+                            init_map) ||
+        !mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(input)),
+                        mlirOperationGetBlock(op)) ||
+        !last_use(input, op))
+      continue;
+    bool repeated = false;
+    for (intptr_t j = 0; j < count - 1; j++)
+      repeated = repeated || (j != i && mlirValueEqual(mlirOperationGetOperand(op, j), input));
+    if (repeated)
+      continue;
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, i), init_arg);
+    mlirOperationSetOperand(op, count - 1, input);
+    break;
+  }
+  return MlirWalkResultAdvance;
+}
+
 /* A schedule's clean-up patterns act on the whole function and may make new
  * linalg ops (canonicalization folds a collapse_shape of a fill into a fill
  * of the collapsed tensor): those get their schedule in a later round. */
 static void lower_function(run_state *state, MlirOperation func) {
   rewrite_convolutions(state, &func);
+  mlirOperationWalk(func, reuse_input, NULL, MlirWalkPostOrder);
   for (int round = 0; round < MAX_ROUNDS; round++) {
     collect_targets c = {state->ctx, 0};
     mlirOperationWalk(func, tag_target, &c, MlirWalkPreOrder);

@@ -71,9 +71,12 @@ func.func @relu(%x: tensor<64x96xf32>) -> tensor<64x96xf32> {
   return %r : tensor<64x96xf32>
 }
 
-// A row reduction: 8 rows by 32 columns per step, reduced in vectors.
+// A row reduction (dynamic here): 8 rows by 64 columns of partial sums
+// added elementwise along the row, then one horizontal reduction per row.
 // CHECK-LABEL: func.func @rowsum
 // CHECK-NOT: linalg.
+// CHECK: scf.for
+// CHECK: arith.addf {{.*}} : vector<8x64xf32>
 // CHECK: vector.reduction <add>
 // CHECK-NOT: linalg.
 // CHECK: return
@@ -86,6 +89,47 @@ func.func @rowsum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
     linalg.yield %q : f32
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
+}
+
+// Elementwise results whose init is a tensor.empty go to the buffer of an
+// input of the same type and map that is used last there: %y's input is a
+// function argument (the caller's buffer: not reused), %t's input %y is read
+// again by %u (not reused), %u writes over %y (it reads y from its init).
+// CHECK-LABEL: func.func @in_place
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<16x64xf32>
+// CHECK: %[[Y:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]])
+// CHECK: arith.addf %[[X:.*]], %[[X]] : vector<8x32xf32>
+// CHECK: %[[T:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]])
+// CHECK: %[[U:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[Y]])
+// CHECK: tensor.extract_slice %[[T]]
+// CHECK: arith.subf
+// CHECK: return %[[U]]
+func.func @in_place(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.addf %a, %a : f32
+    linalg.yield %q : f32
+  } -> tensor<16x64xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.addf %a, %one : f32
+    linalg.yield %q : f32
+  } -> tensor<16x64xf32>
+  %u = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y, %t : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.subf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<16x64xf32>
+  return %u : tensor<16x64xf32>
 }
 
 // A static NHWC convolution becomes im2col: the patch gather stays a

@@ -157,6 +157,50 @@ func.func @colsum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
   return %r : tensor<?xf32>
 }
 
+// Row sums of squares on dynamic sizes (a row reduction whose payload
+// squares before it adds), and an elementwise chain whose results may be
+// written over their inputs' buffers: %t must not overwrite %y, which %u
+// still reads; %u may overwrite %y or %t.
+func.func @rows_dynamic(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e1 = tensor.empty(%n) : tensor<?xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %ss = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%s0 : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %q = arith.addf %sq, %o : f32
+    linalg.yield %q : f32
+  } -> tensor<?xf32>
+  %e2 = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.mulf %a, %two : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %q = arith.addf %sq, %one : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  %u = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %t : tensor<?x?xf32>, tensor<?x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.subf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  return %ss, %u : tensor<?xf32>, tensor<?x?xf32>
+}
+
 func.func @transpose(%x: tensor<37x53xf32>) -> tensor<53x37xf32> {
   %e = tensor.empty() : tensor<53x37xf32>
   %r = linalg.transpose ins(%x : tensor<37x53xf32>) outs(%e : tensor<53x37xf32>) permutation = [1, 0]
@@ -270,7 +314,8 @@ func.func @main() {
   %u5 = tensor.cast %r5 : tensor<2x19x21xf32> to tensor<*xf32>
   call @printMemrefF32(%u5) : (tensor<*xf32>) -> ()
 
-  // Elementwise with a broadcast, dynamic; softmax; column sums; transpose.
+  // Elementwise with a broadcast, dynamic; softmax; column sums; dynamic row
+  // reductions and an elementwise chain; transpose.
   %bias2 = call @fill2d(%c1, %c53, %c2) : (index, index, index) -> tensor<?x?xf32>
   %bias = tensor.collapse_shape %bias2 [[0, 1]] : tensor<?x?xf32> into tensor<?xf32>
   %r6 = call @bias_relu(%d0, %bias) : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
@@ -283,6 +328,10 @@ func.func @main() {
   %r8 = call @colsum(%d0, %init) : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
   %u8 = tensor.cast %r8 : tensor<?xf32> to tensor<*xf32>
   call @printMemrefF32(%u8) : (tensor<*xf32>) -> ()
+  %r15:2 = call @rows_dynamic(%d0) : (tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
+  %u15 = tensor.cast %r15#0 : tensor<?xf32> to tensor<*xf32>
+  call @printMemrefF32(%u15) : (tensor<*xf32>) -> ()
+  call @print2d(%r15#1) : (tensor<?x?xf32>) -> ()
   %r9 = call @transpose(%d) : (tensor<37x53xf32>) -> tensor<53x37xf32>
   %r9d = tensor.cast %r9 : tensor<53x37xf32> to tensor<?x?xf32>
   call @print2d(%r9d) : (tensor<?x?xf32>) -> ()
