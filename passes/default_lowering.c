@@ -11,11 +11,20 @@
  *      of the pipeline lowers it to scalar loops (convert-linalg-to-loops),
  *      which are always correct; with remarks=true a remark says why.
  *
- * The schedule of an op, first that applies:
+ * First, static NHWC convolutions with a 1x1 filter or input channels
+ * not a multiple of 8 become im2col + a matmul-like generic, and an
+ * elementwise generic writes its result over a dead input's buffer where
+ * it can (reuse_input). Then the schedule of an op, first that applies:
+ *   0. a static NHWC convolution or depthwise convolution: one output row
+ *      and one filter row per tile, tile sizes that divide every static
+ *      range (no padding), decomposed into 1-D convolutions and vectorized
+ *      (window_script);
  *   1. a built-in schedule of its kind (passes/schedules/): convolutions,
  *      depthwise convolutions, pooling, matvec, vecmat — the kinds whose
  *      fast form needs more than tiling (decomposition, reduction tiling);
  *      one that is static-only is skipped for a dynamically shaped op;
+ *      row reductions (a generic [parallel, reduction] contiguous along the
+ *      reduction) get reduction_tile_reduction_vec;
  *   2. a schedule generated from the op's indexing maps:
  *      - a contraction with m, n and k dimensions (matmul, batch_matmul,
  *        transposed operands, linalg.generic contractions): cache blocks
@@ -87,7 +96,7 @@ static const struct {
 
 /* The built-in schedule of row reductions (see candidates()). */
 #define ROW_REDUCTION_SCHEDULE "reduction_tile_reduction_vec"
-#define MAX_CANDIDATES 3
+#define MAX_CANDIDATES 4
 
 typedef struct default_options {
   bool remarks;
@@ -408,6 +417,113 @@ static bool contraction_script(MlirOperation op, const op_shape *shape,
   return true;
 }
 
+/* The largest divisor of `size` that is at most `wanted` (1 at worst). */
+static int64_t divisor_at_most(int64_t size, int64_t wanted) {
+  for (int64_t d = wanted < size ? wanted : size; d > 1; d--)
+    if (size % d == 0)
+      return d;
+  return 1;
+}
+
+/* A vector tile along a channel-like loop of static `size`: 16 lanes (one
+ * AVX-512 register) when they divide it, the whole range up to 32, then 8
+ * lanes, then the largest divisor up to 32. Never a partial tile. */
+static int64_t channel_tile(int64_t size) {
+  if (size % 16 == 0)
+    return 16;
+  if (size <= 32)
+    return size;
+  if (size % 8 == 0)
+    return 8;
+  return divisor_at_most(size, 32);
+}
+
+/* True when a static NHWC convolution (loops n, oh, ow, f, kh, kw, c) runs
+ * faster decomposed into rows (window_script) than as im2col + a matmul:
+ * a filter wider than 1x1 over channels in multiples of 8. Measured on
+ * ResNet-50 layers (CPU time, one thread, bench/defaults.py shapes):
+ * 56x56x64 3x3 180 vs 68 GFLOP/s, 28x28x128 3x3 stride 2 211 vs 103,
+ * 14x14x256 and 7x7x512 3x3 143 vs 150 (a tie); 1x1 filters are plain
+ * matmuls to im2col (56x56 64->256: 159 vs 222) and 3 input channels
+ * make 3-lane vectors (the 7x7/2 stem: 1.7 vs 32). */
+static bool conv_by_rows(const op_shape *shape) {
+  return !shape->dynamic && shape->loops == 7 && shape->size[6] > 0 &&
+         shape->size[6] % 8 == 0 && shape->size[4] * shape->size[5] > 1;
+}
+
+/* The schedule of a static NHWC convolution or depthwise convolution: one
+ * output row and one filter row per tile (the 1-row tile decomposes into a
+ * 1-D convolution), up to 8 output columns by a vector of channels,
+ * vectorized: FMAs (depthwise) or outer products (convolution) into a block
+ * of outputs held in registers. Every tile size divides its static range,
+ * so no tile is partial: the built-in schedules pad partial tiles, and a
+ * padded tile is copied by the generic strided memref copy twice per filter
+ * tap (a 28x28x256 depthwise convolution ran at 0.2 GFLOP/s, scalar loops
+ * at 60). False when the op is not one of these or a size is dynamic. */
+static bool window_script(MlirOperation op, const op_shape *shape, stc_text *text) {
+  bool depthwise = stc__op_is(op, "linalg.depthwise_conv_2d_nhwc_hwc");
+  bool conv = stc__op_is(op, "linalg.conv_2d_nhwc_hwcf");
+  if ((!depthwise && !conv) || shape->dynamic || shape->loops != (depthwise ? 6u : 7u) ||
+      (conv && !conv_by_rows(shape)))
+    return false;
+  for (size_t d = 0; d < shape->loops; d++)
+    if (shape->size[d] <= 0)
+      return false;
+  /* depthwise: n, oh, ow, c, kh, kw; conv: n, oh, ow, f, kh, kw, c */
+  /* depthwise: 8 x 16 blocks of outputs, every filter column of a row
+   * (85-93 GFLOP/s on 56x56x128 3x3 where 8 x 32 gave 65 and 8 x 64 37);
+   * convolution: 8 x 32 outputs (14 accumulators) per filter tap and 8
+   * input channels (7x7x512 3x3: 143 GFLOP/s where 8 x 16 gave 80). */
+  int64_t tiles[MAX_LOOPS] = {1, 1, divisor_at_most(shape->size[2], REGISTER_M),
+                              channel_tile(shape->size[3]), 1, depthwise ? 0 : 1};
+  if (conv) {
+    if (shape->size[3] % 32 == 0)
+      tiles[3] = 32;
+    tiles[6] = 8;
+  }
+  size_t loops = 0;
+  for (size_t d = 0; d < shape->loops; d++)
+    loops += tiles[d] != 0;
+  stc_text_appendf(text,
+                   "module attributes {transform.with_named_sequence} {\n"
+                   "  transform.named_sequence @stc_default(%%op: !transform.any_op "
+                   "{transform.consumed}) {\n"
+                   "    %%func = transform.get_parent_op %%op {isolated_from_above}\n"
+                   "        : (!transform.any_op) -> !transform.any_op\n"
+                   "    %%tiled, %%loops:%zu = transform.structured.tile_using_for %%op tile_sizes ",
+                   loops);
+  append_sizes(text, tiles, shape->loops);
+  stc_text_appendf(text, "\n        : (!transform.any_op) -> (!transform.any_op");
+  for (size_t i = 0; i < loops; i++)
+    stc_text_appendf(text, ", !transform.any_op");
+  stc_text_appendf(text,
+                   ")\n"
+                   "    %%row = transform.structured.decompose %%tiled "
+                   ": (!transform.any_op) -> !transform.any_op\n"
+                   "    transform.structured.vectorize %%row : !transform.any_op\n");
+  if (conv)
+    stc_text_appendf(text,
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.reduction_to_contract\n"
+                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n"
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.lower_contraction "
+                     "lowering_strategy = \"outerproduct\"\n"
+                     "      transform.apply_patterns.vector.lower_outerproduct\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n");
+  else
+    stc_text_appendf(text,
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n");
+  stc_text_appendf(text, "    transform.yield\n  }\n}\n");
+  return true;
+}
+
 /* The one-level schedule for any other structured op. */
 static bool generic_script(const op_shape *shape, stc_text *text) {
   int64_t vector[MAX_LOOPS];
@@ -483,6 +599,14 @@ static size_t candidates(run_state *state, MlirOperation op,
     stc_text_appendf(why, "its indexing maps are not one per operand");
     return 0;
   }
+  stc_text window = {0};
+  if (window_script(op, &shape, &window) && !window.out_of_memory) {
+    const script_entry *s = script_for(state, window.data, "stc_default",
+                                       STC_SCHEDULE_SHAPES_STATIC);
+    if (s && !mlirOperationIsNull(s->module))
+      out[count++] = s;
+  }
+  stc_text_free(&window);
   for (size_t i = 0; i < sizeof kind_defaults / sizeof kind_defaults[0]; i++) {
     if (!stc__op_is(op, kind_defaults[i].op))
       continue;
@@ -686,7 +810,7 @@ static MlirWalkResult tag_convolution(MlirOperation op, void *user) {
   if (!stc__op_is(op, "linalg.conv_2d_nhwc_hwcf"))
     return MlirWalkResultAdvance;
   op_shape shape;
-  if (read_shape(op, &shape) && !shape.dynamic) {
+  if (read_shape(op, &shape) && !shape.dynamic && !conv_by_rows(&shape)) {
     MlirType i64 = mlirIntegerTypeGet(c->ctx, 64);
     mlirOperationSetAttributeByName(op, stc__str(ATTR_TARGET),
                                     mlirIntegerAttrGet(i64, c->count++));
@@ -694,7 +818,8 @@ static MlirWalkResult tag_convolution(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* Static NHWC convolutions become im2col + a matmul first: the
+/* Static NHWC convolutions that window_script does not take (1x1 filters,
+ * input channels not a multiple of 8) become im2col + a matmul first: the
  * decomposition schedule (the dynamic-shape default) pads and copies a tile
  * per 8 input channels, 30x slower than im2col on ResNet-50's 3x3 layers
  * with 128-512 channels (the regret benchmark). */

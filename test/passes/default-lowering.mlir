@@ -132,18 +132,49 @@ func.func @in_place(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
   return %u : tensor<16x64xf32>
 }
 
-// A static NHWC convolution becomes im2col: the patch gather stays a
-// linalg.generic (scalar loops beat vector gathers), the matmul-like product
-// gets the contraction schedule.
+// A static NHWC convolution with a 3x3 filter over channels in multiples
+// of 8 runs by rows: tiles that divide every static size (7 output columns
+// of 28, 32 filters, 8 channels), no padding, decomposed into 1-D
+// convolutions lowered to FMAs.
 // CHECK-LABEL: func.func @conv_static
-// CHECK: linalg.generic
-// CHECK: vector.fma
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.pad
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.pad
 // CHECK: return
 func.func @conv_static(%in: tensor<1x30x30x128xf32>, %f: tensor<3x3x128x128xf32>, %o: tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32> {
-  // expected-remark @+1 {{'linalg.generic' keeps the scalar-loop lowering: an indexing map is not a projected permutation}}
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%in, %f : tensor<1x30x30x128xf32>, tensor<3x3x128x128xf32>) outs(%o : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
   return %r : tensor<1x28x28x128xf32>
+}
+
+// A 1x1 filter (a matmul in disguise) becomes im2col: the patch gather
+// stays a linalg.generic (scalar loops beat vector gathers), the
+// matmul-like product gets the contraction schedule.
+// CHECK-LABEL: func.func @conv_1x1
+// CHECK: linalg.generic
+// CHECK: vector.fma
+// CHECK: return
+func.func @conv_1x1(%in: tensor<1x14x14x64xf32>, %f: tensor<1x1x64x32xf32>, %o: tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32> {
+  // expected-remark @+1 {{'linalg.generic' keeps the scalar-loop lowering: an indexing map is not a projected permutation}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x14x14x64xf32>, tensor<1x1x64x32xf32>) outs(%o : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  return %r : tensor<1x14x14x32xf32>
+}
+
+// A static depthwise convolution: 7 of 14 output columns (a divisor: no
+// partial tile, no padding) by 16 channels, all 3 filter columns per row.
+// CHECK-LABEL: func.func @depthwise_static
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.pad
+// CHECK: vector.fma {{.*}} : vector<1x7x16xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @depthwise_static(%in: tensor<1x16x16x32xf32>, %f: tensor<3x3x32xf32>, %o: tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32> {
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x16x16x32xf32>, tensor<3x3x32xf32>) outs(%o : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  return %r : tensor<1x14x14x32xf32>
 }
 
 // A variant (stc.variant_of) keeps the schedule it was made with.

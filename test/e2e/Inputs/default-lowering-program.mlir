@@ -223,6 +223,14 @@ func.func @conv_strided(%in: tensor<1x11x13x5xf32>, %f: tensor<3x3x5x7xf32>, %o:
   return %r : tensor<1x5x6x7xf32>
 }
 
+// By rows: 8 input channels, stride 2 and dilation 2 at once, 6 output
+// columns and 7 filters (no power of two divides them).
+func.func @conv_rows(%in: tensor<1x11x15x8xf32>, %f: tensor<3x3x8x7xf32>, %o: tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x11x15x8xf32>, tensor<3x3x8x7xf32>) outs(%o : tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32>
+  return %r : tensor<1x3x6x7xf32>
+}
+
 func.func @depthwise(%in: tensor<1x9x10x6xf32>, %f: tensor<3x3x6xf32>, %o: tensor<1x7x8x6xf32>) -> tensor<1x7x8x6xf32> {
   %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%in, %f : tensor<1x9x10x6xf32>, tensor<3x3x6xf32>) outs(%o : tensor<1x7x8x6xf32>) -> tensor<1x7x8x6xf32>
@@ -264,6 +272,8 @@ func.func @main() {
   %c63 = arith.constant 63 : index
   %c99 = arith.constant 99 : index
   %c143 = arith.constant 143 : index
+  %c165 = arith.constant 165 : index
+  %c72 = arith.constant 72 : index
 
   // Contractions: odd static sizes, dynamic sizes, A^T B, batched A B^T.
   %a0 = call @fill2d(%c37, %c29, %c1) : (index, index, index) -> tensor<?x?xf32>
@@ -362,6 +372,17 @@ func.func @main() {
   %r12 = call @conv_strided(%ci, %cf, %co) : (tensor<1x11x13x5xf32>, tensor<3x3x5x7xf32>, tensor<1x5x6x7xf32>) -> tensor<1x5x6x7xf32>
   %u12 = tensor.cast %r12 : tensor<1x5x6x7xf32> to tensor<*xf32>
   call @printMemrefF32(%u12) : (tensor<*xf32>) -> ()
+  %ri0 = call @fill2d(%c165, %c8, %c2) : (index, index, index) -> tensor<?x?xf32>
+  %rw0 = call @fill2d(%c72, %c7, %c3) : (index, index, index) -> tensor<?x?xf32>
+  %ri2 = tensor.cast %ri0 : tensor<?x?xf32> to tensor<165x8xf32>
+  %rw2 = tensor.cast %rw0 : tensor<?x?xf32> to tensor<72x7xf32>
+  %ri = tensor.expand_shape %ri2 [[0, 1, 2], [3]] output_shape [1, 11, 15, 8] : tensor<165x8xf32> into tensor<1x11x15x8xf32>
+  %rw = tensor.expand_shape %rw2 [[0, 1, 2], [3]] output_shape [3, 3, 8, 7] : tensor<72x7xf32> into tensor<3x3x8x7xf32>
+  %re = tensor.empty() : tensor<1x3x6x7xf32>
+  %ro = linalg.fill ins(%zero : f32) outs(%re : tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32>
+  %r16 = call @conv_rows(%ri, %rw, %ro) : (tensor<1x11x15x8xf32>, tensor<3x3x8x7xf32>, tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32>
+  %u16 = tensor.cast %r16 : tensor<1x3x6x7xf32> to tensor<*xf32>
+  call @printMemrefF32(%u16) : (tensor<*xf32>) -> ()
   %di0 = call @fill2d(%c9, %c6, %c1) : (index, index, index) -> tensor<?x?xf32>
   %di1 = call @fill2d(%c99, %c6, %c2) : (index, index, index) -> tensor<?x?xf32>
   %di2 = tensor.cast %di1 : tensor<?x?xf32> to tensor<90x6xf32>
