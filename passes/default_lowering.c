@@ -469,10 +469,10 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
   for (size_t d = 0; d < shape->loops; d++)
     if (shape->size[d] <= 0)
       return false;
-  /* depthwise: n, oh, ow, c, kh, kw; conv: n, oh, ow, f, kh, kw, c */
-  /* depthwise: 8 x 16 blocks of outputs, every filter column of a row
+  /* Loops: depthwise n, oh, ow, c, kh, kw; convolution n, oh, ow, f, kh,
+   * kw, c. Depthwise: 8 x 16 blocks of outputs, every filter column of a row
    * (85-93 GFLOP/s on 56x56x128 3x3 where 8 x 32 gave 65 and 8 x 64 37);
-   * convolution: 8 x 32 outputs (14 accumulators) per filter tap and 8
+   * convolution: 8 x 32 outputs (16 vector accumulators) per filter tap, 8
    * input channels (7x7x512 3x3: 143 GFLOP/s where 8 x 16 gave 80). */
   int64_t tiles[MAX_LOOPS] = {1, 1, divisor_at_most(shape->size[2], REGISTER_M),
                               channel_tile(shape->size[3]), 1, depthwise ? 0 : 1};
@@ -588,8 +588,8 @@ static void mark_kept(run_state *state, MlirOperation op) {
 }
 
 /* The default schedules that may apply to `op`, most specific first (at
- * most three: its kind's built-in, the row-reduction one, then the
- * generated one). *why gets the
+ * most MAX_CANDIDATES: the by-rows one of a static convolution, its kind's
+ * built-in, the row-reduction one, then the generated one). *why gets the
  * reasons for skipping one. */
 static size_t candidates(run_state *state, MlirOperation op,
                          const script_entry *out[MAX_CANDIDATES], stc_text *why) {
@@ -844,7 +844,7 @@ static void rewrite_convolutions(run_state *state, MlirOperation *func) {
 
 /* ---- elementwise results in place --------------------------------------------- */
 
-/* True when `iterators` (an iterator_types array) has only parallel loops. */
+/* True when the op's iterator_types has only parallel loops. */
 static bool all_parallel(MlirOperation op) {
   MlirAttribute iterators = mlirOperationGetAttributeByName(op, stc__str("iterator_types"));
   if (mlirAttributeIsNull(iterators) || !mlirAttributeIsAArray(iterators))
