@@ -931,6 +931,188 @@ static MlirWalkResult reuse_input(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* ---- vector exp -------------------------------------------------------------- */
+
+/* exp on a vector of f32 without a call per lane: LLVM scalarizes
+ * llvm.exp on vectors into one expf call per element, which was 40% of
+ * softmax's time. Cephes' expf: x clamped to [-104, 89] (NaN kept),
+ * n = floor(x log2(e) + 1/2), r = x - n ln(2) in two parts, a degree-5
+ * polynomial, times 2^n as two powers of two of half the exponent each
+ * (so that 2^128 and the subnormal results below 2^-126 come out right:
+ * overflow to inf and gradual underflow happen in the last multiply);
+ * NaN in, NaN out. Within 2 ulp of expf. %1$s is the vector type, %2$s
+ * the same shape of i32. */
+static const char vector_exp_text[] =
+    "module {\n"
+    "func.func @exp(%%x: %1$s) -> %1$s {\n"
+    "  %%lo = arith.constant dense<-104.0> : %1$s\n"
+    "  %%hi = arith.constant dense<89.0> : %1$s\n"
+    "  %%log2e = arith.constant dense<1.44269504088896341> : %1$s\n"
+    "  %%half = arith.constant dense<0.5> : %1$s\n"
+    "  %%ln2hi = arith.constant dense<-0.693359375> : %1$s\n"
+    "  %%ln2lo = arith.constant dense<2.12194440e-4> : %1$s\n"
+    "  %%p0 = arith.constant dense<1.9875691500e-4> : %1$s\n"
+    "  %%p1 = arith.constant dense<1.3981999507e-3> : %1$s\n"
+    "  %%p2 = arith.constant dense<8.3334519073e-3> : %1$s\n"
+    "  %%p3 = arith.constant dense<4.1665795894e-2> : %1$s\n"
+    "  %%p4 = arith.constant dense<1.6666665459e-1> : %1$s\n"
+    "  %%p5 = arith.constant dense<5.0000001201e-1> : %1$s\n"
+    "  %%one = arith.constant dense<1.0> : %1$s\n"
+    "  %%bias = arith.constant dense<127> : %2$s\n"
+    "  %%c23 = arith.constant dense<23> : %2$s\n"
+    "  %%c1 = arith.constant dense<1> : %2$s\n"
+    "  %%x0 = arith.maximumf %%x, %%lo : %1$s\n"
+    "  %%xc = arith.minimumf %%x0, %%hi : %1$s\n"
+    "  %%t = math.fma %%xc, %%log2e, %%half : %1$s\n"
+    "  %%n = math.floor %%t : %1$s\n"
+    "  %%r0 = math.fma %%n, %%ln2hi, %%xc : %1$s\n"
+    "  %%r = math.fma %%n, %%ln2lo, %%r0 : %1$s\n"
+    "  %%r2 = arith.mulf %%r, %%r : %1$s\n"
+    "  %%y0 = math.fma %%p0, %%r, %%p1 : %1$s\n"
+    "  %%y1 = math.fma %%y0, %%r, %%p2 : %1$s\n"
+    "  %%y2 = math.fma %%y1, %%r, %%p3 : %1$s\n"
+    "  %%y3 = math.fma %%y2, %%r, %%p4 : %1$s\n"
+    "  %%y4 = math.fma %%y3, %%r, %%p5 : %1$s\n"
+    "  %%y5 = math.fma %%y4, %%r2, %%r : %1$s\n"
+    "  %%y = arith.addf %%y5, %%one : %1$s\n"
+    "  %%ni = arith.fptosi %%n : %1$s to %2$s\n"
+    "  %%n1 = arith.shrsi %%ni, %%c1 : %2$s\n"
+    "  %%n2 = arith.subi %%ni, %%n1 : %2$s\n"
+    "  %%e1 = arith.addi %%n1, %%bias : %2$s\n"
+    "  %%b1 = arith.shli %%e1, %%c23 : %2$s\n"
+    "  %%s1 = arith.bitcast %%b1 : %2$s to %1$s\n"
+    "  %%e2 = arith.addi %%n2, %%bias : %2$s\n"
+    "  %%b2 = arith.shli %%e2, %%c23 : %2$s\n"
+    "  %%s2 = arith.bitcast %%b2 : %2$s to %1$s\n"
+    "  %%z0 = arith.mulf %%y, %%s1 : %1$s\n"
+    "  %%z = arith.mulf %%z0, %%s2 : %1$s\n"
+    "  %%nan = arith.cmpf uno, %%x, %%x : %1$s\n"
+    "  %%res = arith.select %%nan, %%x, %%z : %3$s, %1$s\n"
+    "  return %%res : %1$s\n"
+    "}\n"
+    "}\n";
+
+typedef struct exp_ops {
+  MlirOperation *ops;
+  size_t count, capacity;
+  bool out_of_memory;
+} exp_ops;
+
+static MlirWalkResult find_vector_exp(MlirOperation op, void *user) {
+  exp_ops *found = user;
+  if (!stc__op_is(op, "math.exp") || mlirOperationGetNumResults(op) != 1)
+    return MlirWalkResultAdvance;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (!mlirTypeIsAVector(type) || !mlirTypeIsAF32(mlirShapedTypeGetElementType(type)))
+    return MlirWalkResultAdvance;
+  if (found->count == found->capacity) {
+    size_t capacity = found->capacity ? 2 * found->capacity : 8;
+    MlirOperation *grown = realloc(found->ops, capacity * sizeof *grown);
+    if (!grown) {
+      found->out_of_memory = true;
+      return MlirWalkResultInterrupt;
+    }
+    found->ops = grown;
+    found->capacity = capacity;
+  }
+  found->ops[found->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+/* The body of vector_exp_text for `exp`'s type, cloned in front of it with
+ * its argument mapped to exp's operand; then exp goes. Left alone when the
+ * type is not one the text handles (a scalable vector). */
+static void expand_vector_exp(run_state *state, MlirOperation exp) {
+  MlirType type = mlirValueGetType(mlirOperationGetResult(exp, 0));
+  stc_text name = {0}, text = {0};
+  mlirTypePrint(type, stc_text_callback, &name);
+  size_t length = name.data ? strlen(name.data) : 0;
+  if (name.out_of_memory || length < 9 || strchr(name.data, '[') ||
+      strcmp(name.data + length - 4, "f32>") != 0) {
+    stc_text_free(&name);
+    return;
+  }
+  /* vector<...xf32> -> vector<...xi32>, vector<...xi1> */
+  char ints[256], bools[256];
+  if (length + 1 > sizeof ints) {
+    stc_text_free(&name);
+    return;
+  }
+  snprintf(ints, sizeof ints, "%.*si32>", (int)(length - 4), name.data);
+  snprintf(bools, sizeof bools, "%.*si1>", (int)(length - 4), name.data);
+  stc_text_appendf(&text, vector_exp_text, name.data, ints, bools);
+  stc_text_free(&name);
+  if (text.out_of_memory) {
+    stc_text_free(&text);
+    return;
+  }
+  stc_diag_capture capture;
+  MlirDiagnosticHandlerID handler = stc__capture_begin(state->ctx, &capture);
+  MlirOperation module = mlirOperationCreateParse(state->ctx, stc__str(text.data),
+                                                  stc__str(PASS_NAME "-exp"));
+  stc__capture_end(state->ctx, handler);
+  stc_text_free(&capture.message);
+  stc_text_free(&text);
+  if (mlirOperationIsNull(module))
+    return;
+  MlirOperation func = mlirBlockGetFirstOperation(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
+  if (mlirOperationIsNull(func) || !stc__op_is(func, "func.func")) {
+    mlirOperationDestroy(module);
+    return;
+  }
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  /* Values of the parsed body and their counterparts in front of exp. */
+  enum { MAX_VALUES = 64 };
+  MlirValue from[MAX_VALUES], to[MAX_VALUES];
+  size_t mapped = 0;
+  from[mapped] = mlirBlockGetArgument(body, 0);
+  to[mapped++] = mlirOperationGetOperand(exp, 0);
+  MlirBlock block = mlirOperationGetBlock(exp);
+  MlirValue result = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    bool is_return = stc__op_is(op, "func.return");
+    MlirValue operands[3];
+    intptr_t num = mlirOperationGetNumOperands(op);
+    for (intptr_t i = 0; i < num && i < 3; i++) {
+      MlirValue v = mlirOperationGetOperand(op, i);
+      operands[i] = v;
+      for (size_t j = 0; j < mapped; j++)
+        if (mlirValueEqual(from[j], v))
+          operands[i] = to[j];
+    }
+    if (is_return) {
+      result = operands[0];
+      break;
+    }
+    MlirOperation clone = mlirOperationClone(op);
+    mlirBlockInsertOwnedOperationBefore(block, exp, clone);
+    for (intptr_t i = 0; i < num && i < 3; i++)
+      mlirOperationSetOperand(clone, i, operands[i]);
+    if (mapped < MAX_VALUES) {
+      from[mapped] = mlirOperationGetResult(op, 0);
+      to[mapped++] = mlirOperationGetResult(clone, 0);
+    }
+  }
+  if (!mlirValueIsNull(result)) {
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(exp, 0), result);
+    mlirOperationRemoveFromParent(exp);
+    mlirOperationDestroy(exp);
+  }
+  mlirOperationDestroy(module);
+}
+
+/* Every vector exp of `func` expanded (expand_vector_exp). */
+static void expand_vector_exps(run_state *state, MlirOperation func) {
+  exp_ops found = {0};
+  mlirOperationWalk(func, find_vector_exp, &found, MlirWalkPostOrder);
+  if (!found.out_of_memory)
+    for (size_t i = 0; i < found.count; i++)
+      expand_vector_exp(state, found.ops[i]);
+  free(found.ops);
+}
+
 /* A schedule's clean-up patterns act on the whole function and may make new
  * linalg ops (canonicalization folds a collapse_shape of a fill into a fill
  * of the collapsed tensor): those get their schedule in a later round. */
@@ -949,6 +1131,7 @@ static void lower_function(run_state *state, MlirOperation func) {
   }
   mlirOperationWalk(func, untag, NULL, MlirWalkPreOrder);
   mlirOperationWalk(func, unmark_kept, NULL, MlirWalkPreOrder);
+  expand_vector_exps(state, func);
 }
 
 static void run(MlirOperation module, MlirExternalPass pass, void *user) {

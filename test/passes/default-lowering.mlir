@@ -132,6 +132,27 @@ func.func @in_place(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
   return %u : tensor<16x64xf32>
 }
 
+// exp on vectors of f32 becomes arithmetic (no expf call per lane): a
+// polynomial scaled by powers of two built from the exponent bits.
+// CHECK-LABEL: func.func @exp
+// CHECK-NOT: math.exp
+// CHECK: math.floor {{.*}} : vector<8x32xf32>
+// CHECK: arith.bitcast {{.*}} : vector<8x32xi32> to vector<8x32xf32>
+// CHECK: arith.cmpf uno
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @exp(%x: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %e = tensor.empty() : tensor<64x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x96xf32>) outs(%e : tensor<64x96xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = math.exp %a : f32
+    linalg.yield %q : f32
+  } -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+
 // A static NHWC convolution with a 3x3 filter over channels in multiples
 // of 8 runs by rows: tiles that divide every static size (7 output columns
 // of 28, 32 filters, 8 channels), no padding, decomposed into 1-D

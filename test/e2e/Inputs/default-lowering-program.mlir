@@ -201,6 +201,23 @@ func.func @rows_dynamic(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
   return %ss, %u : tensor<?xf32>, tensor<?x?xf32>
 }
 
+// exp at its edges: gradual underflow (-100: a subnormal), underflow to 0,
+// the largest finite results (88.7), overflow to inf (89, 100), and tiny
+// arguments; the default lowering computes a vector exp without libm.
+#id1 = affine_map<(i) -> (i)>
+func.func @exp_edges() -> tensor<20xf32> {
+  %x = arith.constant dense<[-110.0, -103.0, -100.0, -87.5, -20.0, -1.0, -0.5, -1.0e-8, 0.0, 1.0e-8,
+                              0.3, 0.5, 1.0, 2.5, 10.0, 50.0, 88.0, 88.7, 89.0, 100.0]> : tensor<20xf32>
+  %e = tensor.empty() : tensor<20xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<20xf32>) outs(%e : tensor<20xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = math.exp %a : f32
+    linalg.yield %q : f32
+  } -> tensor<20xf32>
+  return %r : tensor<20xf32>
+}
+
 func.func @transpose(%x: tensor<37x53xf32>) -> tensor<53x37xf32> {
   %e = tensor.empty() : tensor<53x37xf32>
   %r = linalg.transpose ins(%x : tensor<37x53xf32>) outs(%e : tensor<53x37xf32>) permutation = [1, 0]
@@ -342,6 +359,9 @@ func.func @main() {
   %u15 = tensor.cast %r15#0 : tensor<?xf32> to tensor<*xf32>
   call @printMemrefF32(%u15) : (tensor<*xf32>) -> ()
   call @print2d(%r15#1) : (tensor<?x?xf32>) -> ()
+  %r17 = call @exp_edges() : () -> tensor<20xf32>
+  %u17 = tensor.cast %r17 : tensor<20xf32> to tensor<*xf32>
+  call @printMemrefF32(%u17) : (tensor<*xf32>) -> ()
   %r9 = call @transpose(%d) : (tensor<37x53xf32>) -> tensor<53x37xf32>
   %r9d = tensor.cast %r9 : tensor<53x37xf32> to tensor<?x?xf32>
   call @print2d(%r9d) : (tensor<?x?xf32>) -> ()
