@@ -38,6 +38,8 @@
  *        1 elsewhere, vectorized with masks for partial tiles, reductions
  *        lowered to vector reductions.
  *      Static dimensions smaller than a tile get their own size (no mask).
+ * Last, every math.exp on a vector of f32 becomes arithmetic (a
+ * polynomial, expand_vector_exp) instead of an expf call per lane.
  *
  * Soundness: each schedule is applied to a clone of the op's function; the
  * clone replaces the function only if the interpreter succeeded and the
