@@ -11,11 +11,20 @@
  *      of the pipeline lowers it to scalar loops (convert-linalg-to-loops),
  *      which are always correct; with remarks=true a remark says why.
  *
- * The schedule of an op, first that applies:
+ * First, static NHWC convolutions with a 1x1 filter or input channels
+ * not a multiple of 8 become im2col + a matmul-like generic, and an
+ * elementwise generic writes its result over a dead input's buffer where
+ * it can (reuse_input). Then the schedule of an op, first that applies:
+ *   0. a static NHWC convolution or depthwise convolution: one output row
+ *      and one filter row per tile, tile sizes that divide every static
+ *      range (no padding), decomposed into 1-D convolutions and vectorized
+ *      (window_script);
  *   1. a built-in schedule of its kind (passes/schedules/): convolutions,
  *      depthwise convolutions, pooling, matvec, vecmat — the kinds whose
  *      fast form needs more than tiling (decomposition, reduction tiling);
  *      one that is static-only is skipped for a dynamically shaped op;
+ *      row reductions (a generic [parallel, reduction] contiguous along the
+ *      reduction) get reduction_tile_reduction_vec;
  *   2. a schedule generated from the op's indexing maps:
  *      - a contraction with m, n and k dimensions (matmul, batch_matmul,
  *        transposed operands, linalg.generic contractions): cache blocks
@@ -29,6 +38,8 @@
  *        1 elsewhere, vectorized with masks for partial tiles, reductions
  *        lowered to vector reductions.
  *      Static dimensions smaller than a tile get their own size (no mask).
+ * Last, every math.exp on a vector of f32 becomes arithmetic (a
+ * polynomial, expand_vector_exp) instead of an expf call per lane.
  *
  * Soundness: each schedule is applied to a clone of the op's function; the
  * clone replaces the function only if the interpreter succeeded and the
@@ -84,6 +95,10 @@ static const struct {
     {"linalg.matvec", "matvec_tile_reduction_vec"},
     {"linalg.vecmat", "vecmat_tile64x16_vec"},
 };
+
+/* The built-in schedule of row reductions (see candidates()). */
+#define ROW_REDUCTION_SCHEDULE "reduction_tile_reduction_vec"
+#define MAX_CANDIDATES 4
 
 typedef struct default_options {
   bool remarks;
@@ -250,6 +265,7 @@ typedef struct op_shape {
   int64_t size[MAX_LOOPS];    /* static loop range, -1 = dynamic/unknown */
   bool reduction[MAX_LOOPS];  /* not indexed by any output */
   int innermost[MAX_LOOPS];   /* operands whose last index is this loop */
+  int inputs_innermost[MAX_LOOPS]; /* the same, inputs only */
   bool dynamic;               /* some loop range is not static */
 } op_shape;
 
@@ -314,8 +330,11 @@ static bool read_shape(MlirOperation op, op_shape *shape) {
         continue;
       if (output)
         shape->reduction[d] = false;
-      if (r == results - 1)
+      if (r == results - 1) {
         shape->innermost[d]++;
+        if (!output)
+          shape->inputs_innermost[d]++;
+      }
       if (shaped && r < mlirShapedTypeGetRank(type) &&
           !mlirShapedTypeIsDynamicDim(type, r))
         shape->size[d] = mlirShapedTypeGetDimSize(type, r);
@@ -400,6 +419,113 @@ static bool contraction_script(MlirOperation op, const op_shape *shape,
   return true;
 }
 
+/* The largest divisor of `size` that is at most `wanted` (1 at worst). */
+static int64_t divisor_at_most(int64_t size, int64_t wanted) {
+  for (int64_t d = wanted < size ? wanted : size; d > 1; d--)
+    if (size % d == 0)
+      return d;
+  return 1;
+}
+
+/* A vector tile along a channel-like loop of static `size`: 16 lanes (one
+ * AVX-512 register) when they divide it, the whole range up to 32, then 8
+ * lanes, then the largest divisor up to 32. Never a partial tile. */
+static int64_t channel_tile(int64_t size) {
+  if (size % 16 == 0)
+    return 16;
+  if (size <= 32)
+    return size;
+  if (size % 8 == 0)
+    return 8;
+  return divisor_at_most(size, 32);
+}
+
+/* True when a static NHWC convolution (loops n, oh, ow, f, kh, kw, c) runs
+ * faster decomposed into rows (window_script) than as im2col + a matmul:
+ * a filter wider than 1x1 over channels in multiples of 8. Measured on
+ * ResNet-50 layers (CPU time, one thread, bench/defaults.py shapes):
+ * 56x56x64 3x3 180 vs 68 GFLOP/s, 28x28x128 3x3 stride 2 211 vs 103,
+ * 14x14x256 and 7x7x512 3x3 143 vs 150 (a tie); 1x1 filters are plain
+ * matmuls to im2col (56x56 64->256: 159 vs 222) and 3 input channels
+ * make 3-lane vectors (the 7x7/2 stem: 1.7 vs 32). */
+static bool conv_by_rows(const op_shape *shape) {
+  return !shape->dynamic && shape->loops == 7 && shape->size[6] > 0 &&
+         shape->size[6] % 8 == 0 && shape->size[4] * shape->size[5] > 1;
+}
+
+/* The schedule of a static NHWC convolution or depthwise convolution: one
+ * output row and one filter row per tile (the 1-row tile decomposes into a
+ * 1-D convolution), up to 8 output columns by a vector of channels,
+ * vectorized: FMAs (depthwise) or outer products (convolution) into a block
+ * of outputs held in registers. Every tile size divides its static range,
+ * so no tile is partial: the built-in schedules pad partial tiles, and a
+ * padded tile is copied by the generic strided memref copy twice per filter
+ * tap (a 28x28x256 depthwise convolution ran at 0.2 GFLOP/s, scalar loops
+ * at 60). False when the op is not one of these or a size is dynamic. */
+static bool window_script(MlirOperation op, const op_shape *shape, stc_text *text) {
+  bool depthwise = stc__op_is(op, "linalg.depthwise_conv_2d_nhwc_hwc");
+  bool conv = stc__op_is(op, "linalg.conv_2d_nhwc_hwcf");
+  if ((!depthwise && !conv) || shape->dynamic || shape->loops != (depthwise ? 6u : 7u) ||
+      (conv && !conv_by_rows(shape)))
+    return false;
+  for (size_t d = 0; d < shape->loops; d++)
+    if (shape->size[d] <= 0)
+      return false;
+  /* Loops: depthwise n, oh, ow, c, kh, kw; convolution n, oh, ow, f, kh,
+   * kw, c. Depthwise: 8 x 16 blocks of outputs, every filter column of a row
+   * (85-93 GFLOP/s on 56x56x128 3x3 where 8 x 32 gave 65 and 8 x 64 37);
+   * convolution: 8 x 32 outputs (16 vector accumulators) per filter tap, 8
+   * input channels (7x7x512 3x3: 143 GFLOP/s where 8 x 16 gave 80). */
+  int64_t tiles[MAX_LOOPS] = {1, 1, divisor_at_most(shape->size[2], REGISTER_M),
+                              channel_tile(shape->size[3]), 1, depthwise ? 0 : 1};
+  if (conv) {
+    if (shape->size[3] % 32 == 0)
+      tiles[3] = 32;
+    tiles[6] = 8;
+  }
+  size_t loops = 0;
+  for (size_t d = 0; d < shape->loops; d++)
+    loops += tiles[d] != 0;
+  stc_text_appendf(text,
+                   "module attributes {transform.with_named_sequence} {\n"
+                   "  transform.named_sequence @stc_default(%%op: !transform.any_op "
+                   "{transform.consumed}) {\n"
+                   "    %%func = transform.get_parent_op %%op {isolated_from_above}\n"
+                   "        : (!transform.any_op) -> !transform.any_op\n"
+                   "    %%tiled, %%loops:%zu = transform.structured.tile_using_for %%op tile_sizes ",
+                   loops);
+  append_sizes(text, tiles, shape->loops);
+  stc_text_appendf(text, "\n        : (!transform.any_op) -> (!transform.any_op");
+  for (size_t i = 0; i < loops; i++)
+    stc_text_appendf(text, ", !transform.any_op");
+  stc_text_appendf(text,
+                   ")\n"
+                   "    %%row = transform.structured.decompose %%tiled "
+                   ": (!transform.any_op) -> !transform.any_op\n"
+                   "    transform.structured.vectorize %%row : !transform.any_op\n");
+  if (conv)
+    stc_text_appendf(text,
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.reduction_to_contract\n"
+                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n"
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.lower_contraction "
+                     "lowering_strategy = \"outerproduct\"\n"
+                     "      transform.apply_patterns.vector.lower_outerproduct\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n");
+  else
+    stc_text_appendf(text,
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n");
+  stc_text_appendf(text, "    transform.yield\n  }\n}\n");
+  return true;
+}
+
 /* The one-level schedule for any other structured op. */
 static bool generic_script(const op_shape *shape, stc_text *text) {
   int64_t vector[MAX_LOOPS];
@@ -464,16 +590,25 @@ static void mark_kept(run_state *state, MlirOperation op) {
 }
 
 /* The default schedules that may apply to `op`, most specific first (at
- * most two: its kind's built-in, then the generated one). *why gets the
+ * most MAX_CANDIDATES: the by-rows one of a static convolution, its kind's
+ * built-in, the row-reduction one, then the generated one). *why gets the
  * reasons for skipping one. */
 static size_t candidates(run_state *state, MlirOperation op,
-                         const script_entry *out[2], stc_text *why) {
+                         const script_entry *out[MAX_CANDIDATES], stc_text *why) {
   size_t count = 0;
   op_shape shape;
   if (!read_shape(op, &shape)) {
     stc_text_appendf(why, "its indexing maps are not one per operand");
     return 0;
   }
+  stc_text window = {0};
+  if (window_script(op, &shape, &window) && !window.out_of_memory) {
+    const script_entry *s = script_for(state, window.data, "stc_default",
+                                       STC_SCHEDULE_SHAPES_STATIC);
+    if (s && !mlirOperationIsNull(s->module))
+      out[count++] = s;
+  }
+  stc_text_free(&window);
   for (size_t i = 0; i < sizeof kind_defaults / sizeof kind_defaults[0]; i++) {
     if (!stc__op_is(op, kind_defaults[i].op))
       continue;
@@ -492,6 +627,24 @@ static size_t candidates(run_state *state, MlirOperation op,
   if (!shape.permutations) {
     stc_text_appendf(why, "an indexing map is not a projected permutation");
     return count;
+  }
+  /* A row reduction (a generic [parallel, reduction] reducing along the
+   * dimension its operands are contiguous in: sums, maxima, softmax's
+   * denominators): partial results accumulated elementwise across the row,
+   * one horizontal reduction per row at the end, where the generated
+   * schedule reduces each 32-wide piece horizontally (1.7-1.9x slower on
+   * 1024x4096 row sums, bench/defaults.sh). Not for contractions (those
+   * get theirs below) nor for maps with constant results (the
+   * projected-permutation check above: partial-reduction tiling crashes on
+   * them). A payload it cannot tile (no recognisable combiner) fails, and
+   * the generated schedule follows. */
+  if (stc__op_is(op, "linalg.generic") && shape.loops == 2 && !shape.reduction[0] &&
+      shape.reduction[1] && shape.inputs_innermost[1] > 0 &&
+      shape.inputs_innermost[0] == 0 &&
+      num_outputs(op) == 1 && !mlirLinalgIsAContractionOp(op)) {
+    const script_entry *s = builtin_script(state, ROW_REDUCTION_SCHEDULE);
+    if (s && !mlirOperationIsNull(s->module))
+      out[count++] = s;
   }
   stc_text text = {0};
   if ((contraction_script(op, &shape, &text) || generic_script(&shape, &text)) &&
@@ -550,7 +703,7 @@ static void lower_one(run_state *state, MlirOperation *func, int64_t index) {
   if (mlirOperationIsNull(op))
     return; /* an earlier schedule's clean-up folded it away */
   stc_text why = {0};
-  const script_entry *scripts[2];
+  const script_entry *scripts[MAX_CANDIDATES];
   size_t count = candidates(state, op, scripts, &why);
   bool done = false;
   for (size_t i = 0; i < count && !done; i++) {
@@ -590,7 +743,7 @@ static bool lower_all_at_once(run_state *state, MlirOperation *func, int64_t cou
     if (mlirOperationIsNull(op))
       continue;
     stc_text why = {0};
-    const script_entry *scripts[2];
+    const script_entry *scripts[MAX_CANDIDATES];
     if (candidates(state, op, scripts, &why) == 0) {
       kept[i] = true;
       num_kept++;
@@ -609,7 +762,7 @@ static bool lower_all_at_once(run_state *state, MlirOperation *func, int64_t cou
       if (mlirOperationIsNull(op))
         continue;
       stc_text why = {0};
-      const script_entry *scripts[2];
+      const script_entry *scripts[MAX_CANDIDATES];
       candidates(state, op, scripts, &why);
       remark_kept(state, op, &why);
       mark_kept(state, op);
@@ -659,7 +812,7 @@ static MlirWalkResult tag_convolution(MlirOperation op, void *user) {
   if (!stc__op_is(op, "linalg.conv_2d_nhwc_hwcf"))
     return MlirWalkResultAdvance;
   op_shape shape;
-  if (read_shape(op, &shape) && !shape.dynamic) {
+  if (read_shape(op, &shape) && !shape.dynamic && !conv_by_rows(&shape)) {
     MlirType i64 = mlirIntegerTypeGet(c->ctx, 64);
     mlirOperationSetAttributeByName(op, stc__str(ATTR_TARGET),
                                     mlirIntegerAttrGet(i64, c->count++));
@@ -667,7 +820,8 @@ static MlirWalkResult tag_convolution(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* Static NHWC convolutions become im2col + a matmul first: the
+/* Static NHWC convolutions that window_script does not take (1x1 filters,
+ * input channels not a multiple of 8) become im2col + a matmul first: the
  * decomposition schedule (the dynamic-shape default) pads and copies a tile
  * per 8 input channels, 30x slower than im2col on ResNet-50's 3x3 layers
  * with 128-512 channels (the regret benchmark). */
@@ -690,11 +844,283 @@ static void rewrite_convolutions(run_state *state, MlirOperation *func) {
   mlirOperationWalk(*func, untag, NULL, MlirWalkPreOrder);
 }
 
+/* ---- elementwise results in place --------------------------------------------- */
+
+/* True when the op's iterator_types has only parallel loops. */
+static bool all_parallel(MlirOperation op) {
+  MlirAttribute iterators = mlirOperationGetAttributeByName(op, stc__str("iterator_types"));
+  if (mlirAttributeIsNull(iterators) || !mlirAttributeIsAArray(iterators))
+    return false;
+  stc_text text = {0};
+  mlirAttributePrint(iterators, stc_text_callback, &text);
+  bool parallel = text.data && !text.out_of_memory && !strstr(text.data, "reduction");
+  stc_text_free(&text);
+  return parallel;
+}
+
+/* The ancestor of `op` (or op itself) whose block is `block`; null when
+ * there is none. */
+static MlirOperation ancestor_in(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+/* True when every use of `value` other than by `op` is in an op before `op`
+ * in op's block (nested uses count at their ancestor there). */
+static bool last_use(MlirValue value, MlirOperation op) {
+  MlirBlock block = mlirOperationGetBlock(op);
+  for (MlirOpOperand use = mlirValueGetFirstUse(value); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = ancestor_in(mlirOpOperandGetOwner(use), block);
+    if (mlirOperationIsNull(user))
+      return false;
+    if (!mlirOperationEqual(user, op) && !mlirOperationIsBeforeInBlock(user, op))
+      return false;
+  }
+  return true;
+}
+
+/* An elementwise linalg.generic whose init is a tensor.empty it never reads
+ * writes its result into the buffer of an input instead, when that input
+ * has the init's type and indexing map (a permutation: each iteration reads
+ * the element it writes), is made by an op of the same block and is not
+ * used after it: the payload reads the element from the init and the input
+ * goes unused. Upstream bufferization writes an untiled elementwise op over
+ * such an input by itself; once tiled into loops of slices it cannot prove
+ * that safe and allocates a new result (softmax's exp and divide each got
+ * a buffer of the whole tensor, and the page faults of the second made it
+ * slower than scalar loops). On tensors the rewrite means the same thing;
+ * bufferization still copies wherever a write in place would be wrong. */
+static MlirWalkResult reuse_input(MlirOperation op, void *user) {
+  (void)user;
+  if (!stc__op_is(op, "linalg.generic") || num_outputs(op) != 1 || !all_parallel(op))
+    return MlirWalkResultAdvance;
+  intptr_t count = mlirOperationGetNumOperands(op);
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (count < 2 || mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) ||
+      mlirArrayAttrGetNumElements(maps) != count || mlirBlockIsNull(body) ||
+      mlirBlockGetNumArguments(body) != count)
+    return MlirWalkResultAdvance;
+  MlirValue init = mlirOperationGetOperand(op, count - 1);
+  MlirValue init_arg = mlirBlockGetArgument(body, count - 1);
+  MlirAffineMap init_map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, count - 1));
+  if (!mlirValueIsAOpResult(init) ||
+      !stc__op_is(mlirOpResultGetOwner(init), "tensor.empty") ||
+      !mlirOpOperandIsNull(mlirValueGetFirstUse(init_arg)) ||
+      !mlirAffineMapIsPermutation(init_map))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < count - 1; i++) {
+    MlirValue input = mlirOperationGetOperand(op, i);
+    if (!mlirValueIsAOpResult(input) || !mlirTypeEqual(mlirValueGetType(input),
+                                                       mlirValueGetType(init)) ||
+        !mlirAffineMapEqual(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i)),
+                            init_map) ||
+        !mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(input)),
+                        mlirOperationGetBlock(op)) ||
+        !last_use(input, op))
+      continue;
+    bool repeated = false;
+    for (intptr_t j = 0; j < count - 1; j++)
+      repeated = repeated || (j != i && mlirValueEqual(mlirOperationGetOperand(op, j), input));
+    if (repeated)
+      continue;
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, i), init_arg);
+    mlirOperationSetOperand(op, count - 1, input);
+    break;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* ---- vector exp -------------------------------------------------------------- */
+
+/* exp on a vector of f32 without a call per lane: LLVM scalarizes
+ * llvm.exp on vectors into one expf call per element, which was 40% of
+ * softmax's time. Cephes' expf: x clamped to [-104, 89] (NaN kept),
+ * n = floor(x log2(e) + 1/2), r = x - n ln(2) in two parts, a degree-5
+ * polynomial, times 2^n as two powers of two of half the exponent each
+ * (so that 2^128 and the subnormal results below 2^-126 come out right:
+ * overflow to inf and gradual underflow happen in the last multiply);
+ * NaN in, NaN out. Within 2 ulp of expf. %1$s is the vector type, %2$s
+ * the same shape of i32. */
+static const char vector_exp_text[] =
+    "module {\n"
+    "func.func @exp(%%x: %1$s) -> %1$s {\n"
+    "  %%lo = arith.constant dense<-104.0> : %1$s\n"
+    "  %%hi = arith.constant dense<89.0> : %1$s\n"
+    "  %%log2e = arith.constant dense<1.44269504088896341> : %1$s\n"
+    "  %%half = arith.constant dense<0.5> : %1$s\n"
+    "  %%ln2hi = arith.constant dense<-0.693359375> : %1$s\n"
+    "  %%ln2lo = arith.constant dense<2.12194440e-4> : %1$s\n"
+    "  %%p0 = arith.constant dense<1.9875691500e-4> : %1$s\n"
+    "  %%p1 = arith.constant dense<1.3981999507e-3> : %1$s\n"
+    "  %%p2 = arith.constant dense<8.3334519073e-3> : %1$s\n"
+    "  %%p3 = arith.constant dense<4.1665795894e-2> : %1$s\n"
+    "  %%p4 = arith.constant dense<1.6666665459e-1> : %1$s\n"
+    "  %%p5 = arith.constant dense<5.0000001201e-1> : %1$s\n"
+    "  %%one = arith.constant dense<1.0> : %1$s\n"
+    "  %%bias = arith.constant dense<127> : %2$s\n"
+    "  %%c23 = arith.constant dense<23> : %2$s\n"
+    "  %%c1 = arith.constant dense<1> : %2$s\n"
+    "  %%x0 = arith.maximumf %%x, %%lo : %1$s\n"
+    "  %%xc = arith.minimumf %%x0, %%hi : %1$s\n"
+    "  %%t = math.fma %%xc, %%log2e, %%half : %1$s\n"
+    "  %%n = math.floor %%t : %1$s\n"
+    "  %%r0 = math.fma %%n, %%ln2hi, %%xc : %1$s\n"
+    "  %%r = math.fma %%n, %%ln2lo, %%r0 : %1$s\n"
+    "  %%r2 = arith.mulf %%r, %%r : %1$s\n"
+    "  %%y0 = math.fma %%p0, %%r, %%p1 : %1$s\n"
+    "  %%y1 = math.fma %%y0, %%r, %%p2 : %1$s\n"
+    "  %%y2 = math.fma %%y1, %%r, %%p3 : %1$s\n"
+    "  %%y3 = math.fma %%y2, %%r, %%p4 : %1$s\n"
+    "  %%y4 = math.fma %%y3, %%r, %%p5 : %1$s\n"
+    "  %%y5 = math.fma %%y4, %%r2, %%r : %1$s\n"
+    "  %%y = arith.addf %%y5, %%one : %1$s\n"
+    "  %%ni = arith.fptosi %%n : %1$s to %2$s\n"
+    "  %%n1 = arith.shrsi %%ni, %%c1 : %2$s\n"
+    "  %%n2 = arith.subi %%ni, %%n1 : %2$s\n"
+    "  %%e1 = arith.addi %%n1, %%bias : %2$s\n"
+    "  %%b1 = arith.shli %%e1, %%c23 : %2$s\n"
+    "  %%s1 = arith.bitcast %%b1 : %2$s to %1$s\n"
+    "  %%e2 = arith.addi %%n2, %%bias : %2$s\n"
+    "  %%b2 = arith.shli %%e2, %%c23 : %2$s\n"
+    "  %%s2 = arith.bitcast %%b2 : %2$s to %1$s\n"
+    "  %%z0 = arith.mulf %%y, %%s1 : %1$s\n"
+    "  %%z = arith.mulf %%z0, %%s2 : %1$s\n"
+    "  %%nan = arith.cmpf uno, %%x, %%x : %1$s\n"
+    "  %%res = arith.select %%nan, %%x, %%z : %3$s, %1$s\n"
+    "  return %%res : %1$s\n"
+    "}\n"
+    "}\n";
+
+typedef struct exp_ops {
+  MlirOperation *ops;
+  size_t count, capacity;
+  bool out_of_memory;
+} exp_ops;
+
+static MlirWalkResult find_vector_exp(MlirOperation op, void *user) {
+  exp_ops *found = user;
+  if (!stc__op_is(op, "math.exp") || mlirOperationGetNumResults(op) != 1)
+    return MlirWalkResultAdvance;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (!mlirTypeIsAVector(type) || !mlirTypeIsAF32(mlirShapedTypeGetElementType(type)))
+    return MlirWalkResultAdvance;
+  if (found->count == found->capacity) {
+    size_t capacity = found->capacity ? 2 * found->capacity : 8;
+    MlirOperation *grown = realloc(found->ops, capacity * sizeof *grown);
+    if (!grown) {
+      found->out_of_memory = true;
+      return MlirWalkResultInterrupt;
+    }
+    found->ops = grown;
+    found->capacity = capacity;
+  }
+  found->ops[found->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+/* The body of vector_exp_text for `exp`'s type, cloned in front of it with
+ * its argument mapped to exp's operand; then exp goes. Left alone when the
+ * type is not one the text handles (a scalable vector). */
+static void expand_vector_exp(run_state *state, MlirOperation exp) {
+  MlirType type = mlirValueGetType(mlirOperationGetResult(exp, 0));
+  stc_text name = {0}, text = {0};
+  mlirTypePrint(type, stc_text_callback, &name);
+  size_t length = name.data ? strlen(name.data) : 0;
+  if (name.out_of_memory || length < 9 || strchr(name.data, '[') ||
+      strcmp(name.data + length - 4, "f32>") != 0) {
+    stc_text_free(&name);
+    return;
+  }
+  /* vector<...xf32> -> vector<...xi32>, vector<...xi1> */
+  char ints[256], bools[256];
+  if (length + 1 > sizeof ints) {
+    stc_text_free(&name);
+    return;
+  }
+  snprintf(ints, sizeof ints, "%.*si32>", (int)(length - 4), name.data);
+  snprintf(bools, sizeof bools, "%.*si1>", (int)(length - 4), name.data);
+  stc_text_appendf(&text, vector_exp_text, name.data, ints, bools);
+  stc_text_free(&name);
+  if (text.out_of_memory) {
+    stc_text_free(&text);
+    return;
+  }
+  stc_diag_capture capture;
+  MlirDiagnosticHandlerID handler = stc__capture_begin(state->ctx, &capture);
+  MlirOperation module = mlirOperationCreateParse(state->ctx, stc__str(text.data),
+                                                  stc__str(PASS_NAME "-exp"));
+  stc__capture_end(state->ctx, handler);
+  stc_text_free(&capture.message);
+  stc_text_free(&text);
+  if (mlirOperationIsNull(module))
+    return;
+  MlirOperation func = mlirBlockGetFirstOperation(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
+  if (mlirOperationIsNull(func) || !stc__op_is(func, "func.func")) {
+    mlirOperationDestroy(module);
+    return;
+  }
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  /* Values of the parsed body and their counterparts in front of exp. */
+  enum { MAX_VALUES = 64 };
+  MlirValue from[MAX_VALUES], to[MAX_VALUES];
+  size_t mapped = 0;
+  from[mapped] = mlirBlockGetArgument(body, 0);
+  to[mapped++] = mlirOperationGetOperand(exp, 0);
+  MlirBlock block = mlirOperationGetBlock(exp);
+  MlirValue result = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    bool is_return = stc__op_is(op, "func.return");
+    MlirValue operands[3];
+    intptr_t num = mlirOperationGetNumOperands(op);
+    for (intptr_t i = 0; i < num && i < 3; i++) {
+      MlirValue v = mlirOperationGetOperand(op, i);
+      operands[i] = v;
+      for (size_t j = 0; j < mapped; j++)
+        if (mlirValueEqual(from[j], v))
+          operands[i] = to[j];
+    }
+    if (is_return) {
+      result = operands[0];
+      break;
+    }
+    MlirOperation clone = mlirOperationClone(op);
+    mlirBlockInsertOwnedOperationBefore(block, exp, clone);
+    for (intptr_t i = 0; i < num && i < 3; i++)
+      mlirOperationSetOperand(clone, i, operands[i]);
+    if (mapped < MAX_VALUES) {
+      from[mapped] = mlirOperationGetResult(op, 0);
+      to[mapped++] = mlirOperationGetResult(clone, 0);
+    }
+  }
+  if (!mlirValueIsNull(result)) {
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(exp, 0), result);
+    mlirOperationRemoveFromParent(exp);
+    mlirOperationDestroy(exp);
+  }
+  mlirOperationDestroy(module);
+}
+
+/* Every vector exp of `func` expanded (expand_vector_exp). */
+static void expand_vector_exps(run_state *state, MlirOperation func) {
+  exp_ops found = {0};
+  mlirOperationWalk(func, find_vector_exp, &found, MlirWalkPostOrder);
+  if (!found.out_of_memory)
+    for (size_t i = 0; i < found.count; i++)
+      expand_vector_exp(state, found.ops[i]);
+  free(found.ops);
+}
+
 /* A schedule's clean-up patterns act on the whole function and may make new
  * linalg ops (canonicalization folds a collapse_shape of a fill into a fill
  * of the collapsed tensor): those get their schedule in a later round. */
 static void lower_function(run_state *state, MlirOperation func) {
   rewrite_convolutions(state, &func);
+  mlirOperationWalk(func, reuse_input, NULL, MlirWalkPostOrder);
   for (int round = 0; round < MAX_ROUNDS; round++) {
     collect_targets c = {state->ctx, 0};
     mlirOperationWalk(func, tag_target, &c, MlirWalkPreOrder);
@@ -707,6 +1133,7 @@ static void lower_function(run_state *state, MlirOperation func) {
   }
   mlirOperationWalk(func, untag, NULL, MlirWalkPreOrder);
   mlirOperationWalk(func, unmark_kept, NULL, MlirWalkPreOrder);
+  expand_vector_exps(state, func);
 }
 
 static void run(MlirOperation module, MlirExternalPass pass, void *user) {

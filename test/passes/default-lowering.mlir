@@ -71,9 +71,12 @@ func.func @relu(%x: tensor<64x96xf32>) -> tensor<64x96xf32> {
   return %r : tensor<64x96xf32>
 }
 
-// A row reduction: 8 rows by 32 columns per step, reduced in vectors.
+// A row reduction (dynamic here): 8 rows by 64 columns of partial sums
+// added elementwise along the row, then one horizontal reduction per row.
 // CHECK-LABEL: func.func @rowsum
 // CHECK-NOT: linalg.
+// CHECK: scf.for
+// CHECK: arith.addf {{.*}} : vector<8x64xf32>
 // CHECK: vector.reduction <add>
 // CHECK-NOT: linalg.
 // CHECK: return
@@ -88,18 +91,111 @@ func.func @rowsum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
   return %r : tensor<?xf32>
 }
 
-// A static NHWC convolution becomes im2col: the patch gather stays a
-// linalg.generic (scalar loops beat vector gathers), the matmul-like product
-// gets the contraction schedule.
+// Elementwise results whose init is a tensor.empty go to the buffer of an
+// input of the same type and map that is used last there: %y's input is a
+// function argument (the caller's buffer: not reused), %t's input %y is read
+// again by %u (not reused), %u writes over %y (it reads y from its init).
+// CHECK-LABEL: func.func @in_place
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<16x64xf32>
+// CHECK: %[[Y:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]])
+// CHECK: arith.addf %[[X:.*]], %[[X]] : vector<8x32xf32>
+// CHECK: %[[T:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]])
+// CHECK: %[[U:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[Y]])
+// CHECK: tensor.extract_slice %[[T]]
+// CHECK: arith.subf
+// CHECK: return %[[U]]
+func.func @in_place(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.addf %a, %a : f32
+    linalg.yield %q : f32
+  } -> tensor<16x64xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.addf %a, %one : f32
+    linalg.yield %q : f32
+  } -> tensor<16x64xf32>
+  %u = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y, %t : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.subf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<16x64xf32>
+  return %u : tensor<16x64xf32>
+}
+
+// exp on vectors of f32 becomes arithmetic (no expf call per lane): a
+// polynomial scaled by powers of two built from the exponent bits.
+// CHECK-LABEL: func.func @exp
+// CHECK-NOT: math.exp
+// CHECK: math.floor {{.*}} : vector<8x32xf32>
+// CHECK: arith.bitcast {{.*}} : vector<8x32xi32> to vector<8x32xf32>
+// CHECK: arith.cmpf uno
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @exp(%x: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %e = tensor.empty() : tensor<64x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x96xf32>) outs(%e : tensor<64x96xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = math.exp %a : f32
+    linalg.yield %q : f32
+  } -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+
+// A static NHWC convolution with a 3x3 filter over channels in multiples
+// of 8 runs by rows: tiles that divide every static size (7 output columns
+// of 28, 32 filters, 8 channels), no padding, decomposed into 1-D
+// convolutions lowered to FMAs.
 // CHECK-LABEL: func.func @conv_static
-// CHECK: linalg.generic
-// CHECK: vector.fma
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.pad
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.pad
 // CHECK: return
 func.func @conv_static(%in: tensor<1x30x30x128xf32>, %f: tensor<3x3x128x128xf32>, %o: tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32> {
-  // expected-remark @+1 {{'linalg.generic' keeps the scalar-loop lowering: an indexing map is not a projected permutation}}
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%in, %f : tensor<1x30x30x128xf32>, tensor<3x3x128x128xf32>) outs(%o : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
   return %r : tensor<1x28x28x128xf32>
+}
+
+// A 1x1 filter (a matmul in disguise) becomes im2col: the patch gather
+// stays a linalg.generic (scalar loops beat vector gathers), the
+// matmul-like product gets the contraction schedule.
+// CHECK-LABEL: func.func @conv_1x1
+// CHECK: linalg.generic
+// CHECK: vector.fma
+// CHECK: return
+func.func @conv_1x1(%in: tensor<1x14x14x64xf32>, %f: tensor<1x1x64x32xf32>, %o: tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32> {
+  // expected-remark @+1 {{'linalg.generic' keeps the scalar-loop lowering: an indexing map is not a projected permutation}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x14x14x64xf32>, tensor<1x1x64x32xf32>) outs(%o : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  return %r : tensor<1x14x14x32xf32>
+}
+
+// A static depthwise convolution: 7 of 14 output columns (a divisor: no
+// partial tile, no padding) by 16 channels, all 3 filter columns per row.
+// CHECK-LABEL: func.func @depthwise_static
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.pad
+// CHECK: vector.fma {{.*}} : vector<1x7x16xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @depthwise_static(%in: tensor<1x16x16x32xf32>, %f: tensor<3x3x32xf32>, %o: tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32> {
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x16x16x32xf32>, tensor<3x3x32xf32>) outs(%o : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  return %r : tensor<1x14x14x32xf32>
 }
 
 // A variant (stc.variant_of) keeps the schedule it was made with.

@@ -157,6 +157,67 @@ func.func @colsum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
   return %r : tensor<?xf32>
 }
 
+// Row sums of squares on dynamic sizes (a row reduction whose payload
+// squares before it adds), and an elementwise chain whose results may be
+// written over their inputs' buffers: %t must not overwrite %y, which %u
+// still reads; %u may overwrite %y or %t.
+func.func @rows_dynamic(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e1 = tensor.empty(%n) : tensor<?xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %ss = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%s0 : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %q = arith.addf %sq, %o : f32
+    linalg.yield %q : f32
+  } -> tensor<?xf32>
+  %e2 = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.mulf %a, %two : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %q = arith.addf %sq, %one : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  %u = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %t : tensor<?x?xf32>, tensor<?x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.subf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  return %ss, %u : tensor<?xf32>, tensor<?x?xf32>
+}
+
+// exp at its edges: gradual underflow (-100: a subnormal), underflow to 0,
+// the largest finite results (88.7), overflow to inf (89, 100), and tiny
+// arguments; the default lowering computes a vector exp without libm.
+#id1 = affine_map<(i) -> (i)>
+func.func @exp_edges() -> tensor<20xf32> {
+  %x = arith.constant dense<[-110.0, -103.0, -100.0, -87.5, -20.0, -1.0, -0.5, -1.0e-8, 0.0, 1.0e-8,
+                              0.3, 0.5, 1.0, 2.5, 10.0, 50.0, 88.0, 88.7, 89.0, 100.0]> : tensor<20xf32>
+  %e = tensor.empty() : tensor<20xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<20xf32>) outs(%e : tensor<20xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = math.exp %a : f32
+    linalg.yield %q : f32
+  } -> tensor<20xf32>
+  return %r : tensor<20xf32>
+}
+
 func.func @transpose(%x: tensor<37x53xf32>) -> tensor<53x37xf32> {
   %e = tensor.empty() : tensor<53x37xf32>
   %r = linalg.transpose ins(%x : tensor<37x53xf32>) outs(%e : tensor<53x37xf32>) permutation = [1, 0]
@@ -177,6 +238,14 @@ func.func @conv_strided(%in: tensor<1x11x13x5xf32>, %f: tensor<3x3x5x7xf32>, %o:
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%in, %f : tensor<1x11x13x5xf32>, tensor<3x3x5x7xf32>) outs(%o : tensor<1x5x6x7xf32>) -> tensor<1x5x6x7xf32>
   return %r : tensor<1x5x6x7xf32>
+}
+
+// By rows: 8 input channels, stride 2 and dilation 2 at once, 6 output
+// columns and 7 filters (no power of two divides them).
+func.func @conv_rows(%in: tensor<1x11x15x8xf32>, %f: tensor<3x3x8x7xf32>, %o: tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x11x15x8xf32>, tensor<3x3x8x7xf32>) outs(%o : tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32>
+  return %r : tensor<1x3x6x7xf32>
 }
 
 func.func @depthwise(%in: tensor<1x9x10x6xf32>, %f: tensor<3x3x6xf32>, %o: tensor<1x7x8x6xf32>) -> tensor<1x7x8x6xf32> {
@@ -220,6 +289,8 @@ func.func @main() {
   %c63 = arith.constant 63 : index
   %c99 = arith.constant 99 : index
   %c143 = arith.constant 143 : index
+  %c165 = arith.constant 165 : index
+  %c72 = arith.constant 72 : index
 
   // Contractions: odd static sizes, dynamic sizes, A^T B, batched A B^T.
   %a0 = call @fill2d(%c37, %c29, %c1) : (index, index, index) -> tensor<?x?xf32>
@@ -270,7 +341,8 @@ func.func @main() {
   %u5 = tensor.cast %r5 : tensor<2x19x21xf32> to tensor<*xf32>
   call @printMemrefF32(%u5) : (tensor<*xf32>) -> ()
 
-  // Elementwise with a broadcast, dynamic; softmax; column sums; transpose.
+  // Elementwise with a broadcast, dynamic; softmax; column sums; dynamic row
+  // reductions and an elementwise chain; transpose.
   %bias2 = call @fill2d(%c1, %c53, %c2) : (index, index, index) -> tensor<?x?xf32>
   %bias = tensor.collapse_shape %bias2 [[0, 1]] : tensor<?x?xf32> into tensor<?xf32>
   %r6 = call @bias_relu(%d0, %bias) : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
@@ -283,6 +355,13 @@ func.func @main() {
   %r8 = call @colsum(%d0, %init) : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
   %u8 = tensor.cast %r8 : tensor<?xf32> to tensor<*xf32>
   call @printMemrefF32(%u8) : (tensor<*xf32>) -> ()
+  %r15:2 = call @rows_dynamic(%d0) : (tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
+  %u15 = tensor.cast %r15#0 : tensor<?xf32> to tensor<*xf32>
+  call @printMemrefF32(%u15) : (tensor<*xf32>) -> ()
+  call @print2d(%r15#1) : (tensor<?x?xf32>) -> ()
+  %r17 = call @exp_edges() : () -> tensor<20xf32>
+  %u17 = tensor.cast %r17 : tensor<20xf32> to tensor<*xf32>
+  call @printMemrefF32(%u17) : (tensor<*xf32>) -> ()
   %r9 = call @transpose(%d) : (tensor<37x53xf32>) -> tensor<53x37xf32>
   %r9d = tensor.cast %r9 : tensor<53x37xf32> to tensor<?x?xf32>
   call @print2d(%r9d) : (tensor<?x?xf32>) -> ()
@@ -313,6 +392,17 @@ func.func @main() {
   %r12 = call @conv_strided(%ci, %cf, %co) : (tensor<1x11x13x5xf32>, tensor<3x3x5x7xf32>, tensor<1x5x6x7xf32>) -> tensor<1x5x6x7xf32>
   %u12 = tensor.cast %r12 : tensor<1x5x6x7xf32> to tensor<*xf32>
   call @printMemrefF32(%u12) : (tensor<*xf32>) -> ()
+  %ri0 = call @fill2d(%c165, %c8, %c2) : (index, index, index) -> tensor<?x?xf32>
+  %rw0 = call @fill2d(%c72, %c7, %c3) : (index, index, index) -> tensor<?x?xf32>
+  %ri2 = tensor.cast %ri0 : tensor<?x?xf32> to tensor<165x8xf32>
+  %rw2 = tensor.cast %rw0 : tensor<?x?xf32> to tensor<72x7xf32>
+  %ri = tensor.expand_shape %ri2 [[0, 1, 2], [3]] output_shape [1, 11, 15, 8] : tensor<165x8xf32> into tensor<1x11x15x8xf32>
+  %rw = tensor.expand_shape %rw2 [[0, 1, 2], [3]] output_shape [3, 3, 8, 7] : tensor<72x7xf32> into tensor<3x3x8x7xf32>
+  %re = tensor.empty() : tensor<1x3x6x7xf32>
+  %ro = linalg.fill ins(%zero : f32) outs(%re : tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32>
+  %r16 = call @conv_rows(%ri, %rw, %ro) : (tensor<1x11x15x8xf32>, tensor<3x3x8x7xf32>, tensor<1x3x6x7xf32>) -> tensor<1x3x6x7xf32>
+  %u16 = tensor.cast %r16 : tensor<1x3x6x7xf32> to tensor<*xf32>
+  call @printMemrefF32(%u16) : (tensor<*xf32>) -> ()
   %di0 = call @fill2d(%c9, %c6, %c1) : (index, index, index) -> tensor<?x?xf32>
   %di1 = call @fill2d(%c99, %c6, %c2) : (index, index, index) -> tensor<?x?xf32>
   %di2 = tensor.cast %di1 : tensor<?x?xf32> to tensor<90x6xf32>
