@@ -492,7 +492,8 @@ def stub_library(out_dir):
     so = os.path.join(out_dir, "libstcstub.so")
     _run_checked(["cc", "-O2", "-shared", "-fPIC", "-I" + os.path.join(ROOT, "include"),
                   os.path.join(ROOT, "test/tune-hot-paths/Inputs/site_enter_stub.c"),
-                  os.path.join(ROOT, "runtime/blas.c"), "-ldl", "-o", so], None)
+                  os.path.join(ROOT, "runtime/blas.c"),
+                  os.path.join(ROOT, "runtime/library_lookup.c"), "-ldl", "-o", so], None)
     return so
 
 
