@@ -101,15 +101,23 @@ function(stc_add_aot_executable name)
   find_library(STC_MLIR_RUNNER_UTILS mlir_runner_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
   find_library(STC_OMP_LIBRARY omp PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
   find_package(Threads REQUIRED)
-  set(extra "")
-  foreach(lib STC_MLIR_C_RUNNER_UTILS STC_MLIR_RUNNER_UTILS STC_OMP_LIBRARY)
+  set(utils "")
+  foreach(lib STC_MLIR_C_RUNNER_UTILS STC_MLIR_RUNNER_UTILS)
     if(${lib})
-      list(APPEND extra "${${lib}}")
+      list(APPEND utils "${${lib}}")
     endif()
   endforeach()
-  # --as-needed: libomp and the runner utils are dropped from a model that
-  # does not use them.
-  target_link_libraries(${name} PRIVATE ${rt} "-Wl,--as-needed" ${extra}
-                        "-Wl,--no-as-needed" m Threads::Threads)
+  set(omp "")
+  if(STC_OMP_LIBRARY)
+    set(omp "${STC_OMP_LIBRARY}")
+  endif()
+  # --as-needed: libstc_rt, libomp and the runner utils are dropped from a
+  # model that does not use them. Order: the runner utils, libm and libc
+  # before libstc_rt and libomp, so that the start-up symbol lookups of the
+  # libraries the runner utils pull in (libMLIR, libLLVM: ~47k) that resolve
+  # in libc/libm do not first search libstc_rt and libomp (docs/aot.md,
+  # "Start-up cost").
+  target_link_libraries(${name} PRIVATE "-Wl,--as-needed" ${utils} "-Wl,--no-as-needed" m c
+                        "-Wl,--as-needed" ${rt} ${omp} "-Wl,--no-as-needed" Threads::Threads)
   set_target_properties(${name} PROPERTIES BUILD_RPATH "${STC_LLVM_LIBRARY_DIR}")
 endfunction()

@@ -4,7 +4,7 @@
 #   stc-opt --tune-hot-paths [--hot-path-profile=P] --emit=obj -o X.o
 #   objcopy --redefine-sym ENTRY=__stc_aot_entry   (the model's @main
 #     would clash with C's main)
-#   cc X.main.c X.o  libstc_rt  libmlir_{c_,}runner_utils  libomp libm pthread
+#   cc X.main.c X.o  libmlir_{c_,}runner_utils libm libc  libstc_rt  libomp pthread
 # In:  [--profile=P] [--entry=NAME] [--rt=LIB] model.mlir out-exe
 #      --rt: the library that provides stc_rt_site_enter (default: the
 #      libstc_rt.so next to stc-opt's bin/, i.e. <build>/lib/libstc_rt.so; a
@@ -48,7 +48,9 @@ int main(void) {
 }
 MAIN
 rt_dir=$(cd "$(dirname "$rt")" && pwd)
-cc -O1 -o "$exe" "$exe.main.c" "$exe.o" "$rt" \
-  -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils -lomp \
-  -Wl,--no-as-needed -lm -lpthread \
+# Library order: see docs/aot.md, "Start-up cost" (libstc_rt and libomp
+# after libc, so the runner utils' libLLVM lookups skip them).
+cc -O1 -o "$exe" "$exe.main.c" "$exe.o" \
+  -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils \
+  -Wl,--no-as-needed -lm -lc -Wl,--as-needed "$rt" -lomp -Wl,--no-as-needed -lpthread \
   -Wl,-rpath,"$rt_dir" -Wl,-rpath,"$llvm_lib"

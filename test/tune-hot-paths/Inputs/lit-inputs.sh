@@ -130,9 +130,10 @@ check_unit() {
     stub=$work/stub.o
     [[ $mode == obj ]] || stub=$work/stub-run.o
     objcopy --redefine-sym main=__stc_lit_main "$dir/$kind.o"
-    cc -o "$dir/$kind.exe" "$stub" "$dir/$kind.o" "$rt" \
-      -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils -lomp \
-      -Wl,--no-as-needed -lm -lpthread -Wl,-rpath,"$(dirname "$rt")" -Wl,-rpath,"$llvm_lib" ||
+    cc -o "$dir/$kind.exe" "$stub" "$dir/$kind.o" \
+      -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils -Wl,--no-as-needed \
+      -lm -lc -Wl,--as-needed "$rt" -lomp -Wl,--no-as-needed -lpthread \
+      -Wl,-rpath,"$(dirname "$rt")" -Wl,-rpath,"$llvm_lib" ||
       { echo "FAIL: $unit/$kind: the object does not link against libstc_rt"; return 1; }
     STC_CACHE_DIR=$dir/cache.$kind STC_TUNE_CHECK_ALL=1 \
       "$dir/$kind.exe" > "$dir/$kind.out" 2> "$dir/$kind.run.err" ||

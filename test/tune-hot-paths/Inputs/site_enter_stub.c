@@ -12,6 +12,7 @@
  * layout fields on the way. */
 #include "stc/rt_dispatch.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,4 +66,15 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words, uint32_t num_words) {
   case 7: ((fn7)v->ciface)(p[0], p[1], p[2], p[3], p[4], p[5], p[6]); break;
   default: ((fn8)v->ciface)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]); break;
   }
+}
+
+/* The runtime's warning line (runtime/controls.c), which runtime/blas.c
+ * uses when a vendor BLAS does not load. */
+void stc_rt__warn(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fputs("stc: warning: ", stderr);
+  vfprintf(stderr, format, ap);
+  fputc('\n', stderr);
+  va_end(ap);
 }
