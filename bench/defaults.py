@@ -61,6 +61,8 @@ KINDS = [
     ("batch_matmul", "batch_matmul", (12, 128, 64, 128), "GPT-2 scores 12x128x64x128"),
     ("conv_nhwc", "conv", (1, 58, 58, 64, 3, 3, 64, 1), "ResNet-50 3x3 56x56x64->64"),
     ("depthwise", "depthwise", (1, 58, 58, 128, 3, 3, 1), "MobileNet dw 3x3 56x56x128"),
+    ("conv_dyn", "conv_dyn", (1, 30, 30, 64, 3, 3, 64, 1), "3x3 28x28x64->64, tensor<?x?x?x?xf32>"),
+    ("depthwise_dyn", "depthwise_dyn", (1, 30, 30, 256, 3, 3, 1), "dw 3x3 28x28x256, tensor<?x?x?x?xf32>"),
     ("pool_max", "pool_max", (1, 113, 113, 64, 3, 3, 2), "ResNet-50 max pool 3x3/2 ->56x56x64"),
     ("matvec", "matvec", (4096, 4096), "4096x4096 matvec"),
     ("reduction", "reduction", (1024, 4096), "row sums 1024x4096"),

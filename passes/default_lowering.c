@@ -82,18 +82,23 @@ enum {
   VECTOR_INNER = 32, VECTOR_OUTER = 8,
 };
 
-/* The built-in schedule of an op kind, by op name. */
+/* The built-in schedule of an op kind, by op name. `pads`: it pads every
+ * partial tile to the full tile size, which on a dynamically shaped op is
+ * every tile: the copies into and out of the padded tile go through the
+ * generic strided memref copy, slower than the scalar loops (see
+ * candidates()), so a dynamic op of such a kind keeps the loops. */
 static const struct {
   const char *op;
   const char *schedule;
+  bool pads;
 } kind_defaults[] = {
-    {"linalg.conv_2d_nhwc_hwcf", "conv_decompose_vec"},
-    {"linalg.conv_2d_nchw_fchw", "conv_nchw_decompose_vec"},
-    {"linalg.depthwise_conv_2d_nhwc_hwc", "depthwise_conv_decompose_vec"},
-    {"linalg.pooling_nhwc_max", "pooling_nhwc_max_rows_vec"},
-    {"linalg.pooling_nhwc_sum", "pooling_nhwc_sum_rows_vec"},
-    {"linalg.matvec", "matvec_tile_reduction_vec"},
-    {"linalg.vecmat", "vecmat_tile64x16_vec"},
+    {"linalg.conv_2d_nhwc_hwcf", "conv_decompose_vec", true},
+    {"linalg.conv_2d_nchw_fchw", "conv_nchw_decompose_vec", true},
+    {"linalg.depthwise_conv_2d_nhwc_hwc", "depthwise_conv_decompose_vec", true},
+    {"linalg.pooling_nhwc_max", "pooling_nhwc_max_rows_vec", false},
+    {"linalg.pooling_nhwc_sum", "pooling_nhwc_sum_rows_vec", false},
+    {"linalg.matvec", "matvec_tile_reduction_vec", false},
+    {"linalg.vecmat", "vecmat_tile64x16_vec", false},
 };
 
 /* The built-in schedule of row reductions (see candidates()). */
@@ -615,8 +620,16 @@ static size_t candidates(run_state *state, MlirOperation op,
     const script_entry *s = builtin_script(state, kind_defaults[i].schedule);
     if (!s || mlirOperationIsNull(s->module))
       continue;
+    /* A dynamically shaped convolution or depthwise convolution: the
+     * built-in pads each tile (the convolution vectorizer takes static
+     * sizes only), and its padded copies made it 3x (convolution, 28x28
+     * 64->64 3x3) and 20x (depthwise, 28x28x256 3x3) slower than the scalar
+     * loops (bench/defaults.py conv_dyn, depthwise_dyn). */
     if (shape.dynamic && s->shapes != STC_SCHEDULE_SHAPES_ANY)
       stc_text_appendf(why, "%s handles static shapes only; ", kind_defaults[i].schedule);
+    else if (shape.dynamic && kind_defaults[i].pads)
+      stc_text_appendf(why, "%s pads every tile of a dynamic shape (slower than the loops); ",
+                       kind_defaults[i].schedule);
     else
       out[count++] = s;
     break;
