@@ -198,6 +198,42 @@ func.func @depthwise_static(%in: tensor<1x16x16x32xf32>, %f: tensor<3x3x32xf32>,
   return %r : tensor<1x14x14x32xf32>
 }
 
+// Dynamically shaped convolutions keep the scalar loops: the built-in
+// schedules of their kinds pad every tile of a dynamic shape to the tile
+// size, and the padded copies ran 3-20x slower than the loops
+// (bench/defaults.py conv_dyn, depthwise_dyn). No pad, no copy, no vectors.
+// CHECK-LABEL: func.func @conv_dynamic
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK-NOT: vector.
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}tensor<?x?x?x?xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @conv_dynamic(%in: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  // expected-remark @+1 {{'linalg.conv_2d_nhwc_hwcf' keeps the scalar-loop lowering: conv_decompose_vec pads every tile of a dynamic shape (slower than the loops); an indexing map is not a projected permutation}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) outs(%o : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// CHECK-LABEL: func.func @depthwise_dynamic
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK-NOT: vector.
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}}tensor<?x?x?x?xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @depthwise_dynamic(%in: tensor<?x?x?x?xf32>, %f: tensor<?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  // expected-remark @+1 {{'linalg.depthwise_conv_2d_nhwc_hwc' keeps the scalar-loop lowering: depthwise_conv_decompose_vec pads every tile of a dynamic shape (slower than the loops); an indexing map is not a projected permutation}}
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) outs(%o : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
 // A variant (stc.variant_of) keeps the schedule it was made with.
 // CHECK-LABEL: func.func private @site__variant
 // CHECK: linalg.matmul
