@@ -205,6 +205,16 @@ def kernel_for(kind, dims):
             % (ttype(a), ttype(b), ttype(c), ttype(c))]
         return Kernel([("a", a, 1 / math.sqrt(k)), ("b", b, 1.0)], c, body,
                       2 * bt * m * n * k, ("gemm", bt, m, k, n))
+    if kind == "conv_nchw_dyn":
+        # conv_dyn's convolution in NCHW / FCHW layout.
+        nb, h, w, ci, kh, kw, f, s = dims
+        oh, ow = conv_out(h, kh, s), conv_out(w, kw, s)
+        inp, filt, out = (nb, ci, h, w), (f, ci, kh, kw), (nb, f, oh, ow)
+        attrs = ("{dilations = dense<1> : tensor<2xi64>, strides = dense<%d> : tensor<2xi64>}" % s)
+        body = ["  %%r = linalg.conv_2d_nchw_fchw %s ins(%%a, %%b : %s, %s) outs(%%c : %s) -> %s"
+                % (attrs, dtype(inp), dtype(filt), dtype(out), dtype(out))]
+        return Kernel([("a", inp, 1.0), ("b", filt, 1 / math.sqrt(kh * kw * ci)), ("c", out, 0.0)],
+                      out, body, 2 * nb * oh * ow * f * kh * kw * ci, None, dynamic=True)
     if kind in ("conv_dyn", "depthwise_dyn"):
         # The same convolutions on tensor<?x?x?x?xf32>: the output (zeros
         # would do as well) is an argument, its sizes being dynamic.

@@ -496,9 +496,23 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
       tiles[3] = 32;
     tiles[6] = size[6] < 0 || size[6] % 8 == 0 ? 8 : divisor_at_most(size[6], 8);
   }
+  /* The dynamic ranges to peel: output columns, filters, input channels. */
+  size_t peel_dims[3], peels = 0;
+  const size_t peelable[3] = {2, 3, 6};
+  for (size_t i = 0; i < (conv ? 3u : 2u); i++)
+    if (size[peelable[i]] < 0)
+      peel_dims[peels++] = peelable[i];
+  /* With peeling, the filter taps are tiled (by 1) only in the full part:
+   * a partial tile then stays one small convolution over every tap instead
+   * of one per tap (odd 17x15 5->7 3x3, all partial: 0.8x the loops with
+   * the taps tiled first). */
+  int64_t first[MAX_LOOPS];
+  memcpy(first, tiles, sizeof first);
+  if (peels > 0)
+    first[4] = first[5] = 0;
   size_t loops = 0;
   for (size_t d = 0; d < shape->loops; d++)
-    loops += tiles[d] != 0;
+    loops += first[d] != 0;
   const char *name = depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc" : "linalg.conv_2d_nhwc_hwcf";
   stc_text_appendf(text,
                    "module attributes {transform.with_named_sequence} {\n"
@@ -508,26 +522,21 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
                    "        : (!transform.any_op) -> !transform.any_op\n"
                    "    %%tiled, %%loops:%zu = transform.structured.tile_using_for %%op tile_sizes ",
                    loops);
-  append_sizes(text, tiles, shape->loops);
+  append_sizes(text, first, shape->loops);
   stc_text_appendf(text, "\n        : (!transform.any_op) -> (!transform.any_op");
   for (size_t i = 0; i < loops; i++)
     stc_text_appendf(text, ", !transform.any_op");
   stc_text_appendf(text, ")\n");
-  /* Peel the dynamic ranges, outermost first: peeling a loop invalidates
-   * the handles inside it, so each next loop is found again from the tiled
-   * op in the full-tile part (nth_parent counts the tile loops between). */
-  size_t peel_dims[3], peels = 0;
-  const size_t peelable[3] = {2, 3, 6};
-  for (size_t i = 0; i < (conv ? 3u : 2u); i++)
-    if (size[peelable[i]] < 0)
-      peel_dims[peels++] = peelable[i];
+  /* Peel outermost first: peeling a loop invalidates the handles inside
+   * it, so each next loop is found again from the tiled op in the full
+   * part (nth_parent counts the tile loops between). */
   const char *target = "tiled";
   for (size_t p = 0; p < peels; p++) {
     size_t d = peel_dims[p];
     if (p == 0) {
       size_t index = 0;
       for (size_t e = 0; e < d; e++)
-        index += tiles[e] != 0;
+        index += first[e] != 0;
       stc_text_appendf(text,
                        "    %%l0 = transform.cast %%loops#%zu : !transform.any_op to "
                        "!transform.op<\"scf.for\">\n",
@@ -535,7 +544,7 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
     } else {
       size_t nth = 0;
       for (size_t e = d; e < shape->loops; e++)
-        nth += tiles[e] != 0;
+        nth += first[e] != 0;
       stc_text_appendf(text,
                        "    %%l%zu = transform.get_parent_op %%in%zu {op_name = \"scf.for\", "
                        "nth_parent = %zu} : (!transform.any_op) -> !transform.op<\"scf.for\">\n",
@@ -563,9 +572,17 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
                        p, name, p, p);
     stc_text_appendf(text,
                      "    %%full = transform.structured.match ops{[\"%s\"]} in %%main%zu "
-                     ": (!transform.any_op) -> !transform.any_op\n",
+                     ": (!transform.any_op) -> !transform.any_op\n"
+                     "    %%taps, %%tap_loops:2 = transform.structured.tile_using_for %%full "
+                     "tile_sizes ",
                      name, peels - 1);
-    target = "full";
+    int64_t taps[MAX_LOOPS] = {0};
+    taps[4] = tiles[4];
+    taps[5] = tiles[5];
+    append_sizes(text, taps, shape->loops);
+    stc_text_appendf(text, "\n        : (!transform.any_op) -> (!transform.any_op, "
+                           "!transform.any_op, !transform.any_op)\n");
+    target = "taps";
   }
   stc_text_appendf(text,
                    "    %%row = transform.structured.decompose %%%s "
