@@ -703,11 +703,11 @@ static size_t candidates(run_state *state, MlirOperation op,
     if (!s || mlirOperationIsNull(s->module))
       continue;
     /* A dynamically shaped convolution or depthwise convolution that
-     * window_script did not take: the built-in pads each tile (the
-     * convolution vectorizer takes static sizes only), and its padded
-     * copies made it 3x (convolution, 28x28 64->64 3x3) and 20x
-     * (depthwise, 28x28x256 3x3) slower than the scalar loops
-     * (bench/defaults.py conv_dyn, depthwise_dyn). */
+     * window_script did not take (or could not apply to): the built-in
+     * pads each tile (the convolution vectorizer takes static sizes only),
+     * and its padded copies made it 3x (NHWC and NCHW, 28x28 64->64 3x3)
+     * and 20x (depthwise, 28x28x256 3x3) slower than the scalar loops
+     * (bench/defaults.py conv_dyn, conv_nchw_dyn, depthwise_dyn). */
     if (shape.dynamic && s->shapes != STC_SCHEDULE_SHAPES_ANY)
       stc_text_appendf(why, "%s handles static shapes only; ", kind_defaults[i].schedule);
     else if (shape.dynamic && kind_defaults[i].pads)
