@@ -480,6 +480,13 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
   if ((!depthwise && !conv) || shape->loops != (depthwise ? 6u : 7u) ||
       (conv && !shape->dynamic && !conv_by_rows(shape)) || (depthwise && shape->dynamic))
     return false;
+  /* A dynamic convolution whose static sizes already say that rows lose
+   * (conv_by_rows: a 1x1 filter, input channels not a multiple of 8)
+   * keeps the loops. */
+  if (conv && shape->dynamic &&
+      ((shape->size[6] > 0 && shape->size[6] % 8 != 0) ||
+       (shape->size[4] == 1 && shape->size[5] == 1)))
+    return false;
   for (size_t d = 0; d < shape->loops; d++)
     if (shape->size[d] == 0)
       return false;

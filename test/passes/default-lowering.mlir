@@ -223,6 +223,19 @@ func.func @conv_dynamic(%in: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: t
   return %r : tensor<?x?x?x?xf32>
 }
 
+// A dynamic convolution over a static 5 input channels: rows lose there
+// (as for a static one, which would become im2col), so it keeps the loops.
+// CHECK-LABEL: func.func @conv_dynamic_few_channels
+// CHECK-NOT: vector.
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: return
+func.func @conv_dynamic_few_channels(%in: tensor<?x?x?x5xf32>, %f: tensor<3x3x5x64xf32>, %o: tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32> {
+  // expected-remark @+1 {{'linalg.conv_2d_nhwc_hwcf' keeps the scalar-loop lowering: conv_decompose_vec pads every tile of a dynamic shape (slower than the loops); an indexing map is not a projected permutation}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x5xf32>, tensor<3x3x5x64xf32>) outs(%o : tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32>
+  return %r : tensor<?x?x?x64xf32>
+}
+
 // A dynamically shaped depthwise convolution keeps the scalar loops: the
 // built-in pads every tile of a dynamic shape (20x slower than the loops),
 // and peeled full tiles measured no faster than the loops.
