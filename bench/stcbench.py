@@ -164,8 +164,16 @@ class Kernel:
     """One @kernel function: args (name, shape, scale), result shape, body
     lines, flops per call, and the shapes for OpenBLAS (or None)."""
 
-    def __init__(self, args, result, body, flops, blas=None):
+    def __init__(self, args, result, body, flops, blas=None, dynamic=False):
         self.args, self.result, self.body, self.flops, self.blas = args, result, body, flops, blas
+        # dynamic: @kernel takes and returns tensors of dynamic sizes
+        # (tensor<?x...xf32>); @main casts its static tensors to them.
+        self.dynamic = dynamic
+
+
+def dtype(shape):
+    """The type of a tensor of shape's rank with every size dynamic."""
+    return "tensor<%sxf32>" % "x".join("?" for _ in shape)
 
 
 def _fill(name, shape, value):
@@ -197,6 +205,29 @@ def kernel_for(kind, dims):
             % (ttype(a), ttype(b), ttype(c), ttype(c))]
         return Kernel([("a", a, 1 / math.sqrt(k)), ("b", b, 1.0)], c, body,
                       2 * bt * m * n * k, ("gemm", bt, m, k, n))
+    if kind == "conv_nchw_dyn":
+        # conv_dyn's convolution in NCHW / FCHW layout.
+        nb, h, w, ci, kh, kw, f, s = dims
+        oh, ow = conv_out(h, kh, s), conv_out(w, kw, s)
+        inp, filt, out = (nb, ci, h, w), (f, ci, kh, kw), (nb, f, oh, ow)
+        attrs = ("{dilations = dense<1> : tensor<2xi64>, strides = dense<%d> : tensor<2xi64>}" % s)
+        body = ["  %%r = linalg.conv_2d_nchw_fchw %s ins(%%a, %%b : %s, %s) outs(%%c : %s) -> %s"
+                % (attrs, dtype(inp), dtype(filt), dtype(out), dtype(out))]
+        return Kernel([("a", inp, 1.0), ("b", filt, 1 / math.sqrt(kh * kw * ci)), ("c", out, 0.0)],
+                      out, body, 2 * nb * oh * ow * f * kh * kw * ci, None, dynamic=True)
+    if kind in ("conv_dyn", "depthwise_dyn"):
+        # The same convolutions on tensor<?x?x?x?xf32>: the output (zeros
+        # would do as well) is an argument, its sizes being dynamic.
+        static = kernel_for(kind[:-4], dims)
+        inp, filt, out = static.args[0][1], static.args[1][1], static.result
+        op = ("linalg.conv_2d_nhwc_hwcf" if kind == "conv_dyn"
+              else "linalg.depthwise_conv_2d_nhwc_hwc")
+        s = dims[-1]
+        attrs = ("{dilations = dense<1> : tensor<2xi64>, strides = dense<%d> : tensor<2xi64>}" % s)
+        body = ["  %%r = %s %s ins(%%a, %%b : %s, %s) outs(%%c : %s) -> %s"
+                % (op, attrs, dtype(inp), dtype(filt), dtype(out), dtype(out))]
+        return Kernel(static.args + [("c", out, 0.0)], out, body, static.flops, None,
+                      dynamic=True)
     if kind in ("conv", "depthwise", "pool_max"):
         if kind == "conv":
             nb, h, w, ci, kh, kw, f, s = dims
@@ -350,24 +381,27 @@ def steady_block(call_lines):
 def program(kernel):
     """MLIR text of a one-kernel program (see the module comment)."""
     k = kernel
-    sig = ", ".join("%%%s: %s" % (n, ttype(s)) for n, s, _ in k.args)
+    atype = dtype if k.dynamic else ttype
+    sig = ", ".join("%%%s: %s" % (n, atype(s)) for n, s, _ in k.args)
     lines = [STEADY_DECLS,
-             "func.func @kernel(%s) -> %s {" % (sig, ttype(k.result))]
+             "func.func @kernel(%s) -> %s {" % (sig, atype(k.result))]
     lines += k.body
-    lines += ["  return %%r : %s" % ttype(k.result), "}", ""]
-    types = ", ".join(ttype(s) for _, s, _ in k.args)
-    names = ", ".join("%" + n for n, _, _ in k.args)
-    call = "%%y = func.call @kernel(%s) : (%s) -> %s" % (names, types, ttype(k.result))
+    lines += ["  return %%r : %s" % atype(k.result), "}", ""]
+    types = ", ".join(atype(s) for _, s, _ in k.args)
+    names = ", ".join("%" + n + ("_d" if k.dynamic else "") for n, _, _ in k.args)
+    call = "%%y = func.call @kernel(%s) : (%s) -> %s" % (names, types, atype(k.result))
     rank = len(k.result)
     cnt = min(8, k.result[-1])
     sl = [1] * (rank - 1) + [cnt]
     lines.append("func.func @main() {")
     for i, (n, s, scale) in enumerate(k.args):
         lines += gen_input(n, s, 101 * i + 7, scale)
+        if k.dynamic:
+            lines.append("  %%%s_d = tensor.cast %%%s : %s to %s" % (n, n, ttype(s), dtype(s)))
     lines.append("  " + call)
     lines += ["  %%sl = tensor.extract_slice %%y[%s] [%s] [%s] : %s to %s"
               % (", ".join(["0"] * rank), ", ".join(map(str, sl)), ", ".join(["1"] * rank),
-                 ttype(k.result), ttype(sl)),
+                 atype(k.result), ttype(sl)),
               "  %%u = tensor.cast %%sl : %s to tensor<*xf32>" % ttype(sl),
               "  func.call @printMemrefF32(%u) : (tensor<*xf32>) -> ()"]
     lines += steady_block([call.replace("%y =", "%__y =")])

@@ -82,18 +82,23 @@ enum {
   VECTOR_INNER = 32, VECTOR_OUTER = 8,
 };
 
-/* The built-in schedule of an op kind, by op name. */
+/* The built-in schedule of an op kind, by op name. `pads`: it pads every
+ * partial tile to the full tile size, which on a dynamically shaped op is
+ * every tile: the copies into and out of the padded tile go through the
+ * generic strided memref copy, slower than the scalar loops (see
+ * candidates()), so a dynamic op of such a kind keeps the loops. */
 static const struct {
   const char *op;
   const char *schedule;
+  bool pads;
 } kind_defaults[] = {
-    {"linalg.conv_2d_nhwc_hwcf", "conv_decompose_vec"},
-    {"linalg.conv_2d_nchw_fchw", "conv_nchw_decompose_vec"},
-    {"linalg.depthwise_conv_2d_nhwc_hwc", "depthwise_conv_decompose_vec"},
-    {"linalg.pooling_nhwc_max", "pooling_nhwc_max_rows_vec"},
-    {"linalg.pooling_nhwc_sum", "pooling_nhwc_sum_rows_vec"},
-    {"linalg.matvec", "matvec_tile_reduction_vec"},
-    {"linalg.vecmat", "vecmat_tile64x16_vec"},
+    {"linalg.conv_2d_nhwc_hwcf", "conv_decompose_vec", true},
+    {"linalg.conv_2d_nchw_fchw", "conv_nchw_decompose_vec", true},
+    {"linalg.depthwise_conv_2d_nhwc_hwc", "depthwise_conv_decompose_vec", true},
+    {"linalg.pooling_nhwc_max", "pooling_nhwc_max_rows_vec", false},
+    {"linalg.pooling_nhwc_sum", "pooling_nhwc_sum_rows_vec", false},
+    {"linalg.matvec", "matvec_tile_reduction_vec", false},
+    {"linalg.vecmat", "vecmat_tile64x16_vec", false},
 };
 
 /* The built-in schedule of row reductions (see candidates()). */
@@ -453,39 +458,69 @@ static bool conv_by_rows(const op_shape *shape) {
          shape->size[6] % 8 == 0 && shape->size[4] * shape->size[5] > 1;
 }
 
-/* The schedule of a static NHWC convolution or depthwise convolution: one
- * output row and one filter row per tile (the 1-row tile decomposes into a
- * 1-D convolution), up to 8 output columns by a vector of channels,
- * vectorized: FMAs (depthwise) or outer products (convolution) into a block
- * of outputs held in registers. Every tile size divides its static range,
- * so no tile is partial: the built-in schedules pad partial tiles, and a
- * padded tile is copied by the generic strided memref copy twice per filter
- * tap (a 28x28x256 depthwise convolution ran at 0.2 GFLOP/s, scalar loops
- * at 60). False when the op is not one of these or a size is dynamic. */
+/* The schedule of an NHWC convolution (static or dynamic) or a static
+ * depthwise convolution: one output row and one filter row per tile (the
+ * 1-row tile decomposes into a 1-D convolution), up to 8 output columns by
+ * a vector of channels, vectorized: FMAs (depthwise) or outer products
+ * (convolution) into a block of outputs held in registers. The built-in
+ * schedules pad partial tiles, and a padded tile is copied by the generic
+ * strided memref copy twice per filter tap (a 28x28x256 depthwise
+ * convolution ran at 0.2 GFLOP/s, scalar loops at 60), so no tile here is
+ * partial: along a static range the tile divides it; along a dynamic one
+ * (output columns, filters, input channels) the tile loop is peeled into
+ * full tiles, vectorized, and a remainder of partial tiles left to scalar
+ * loops (marked ATTR_KEPT, so no later round tiles it again). Dynamic
+ * 28x28 64->64 3x3: 30 GFLOP/s, scalar loops 2.5. A dynamic depthwise
+ * convolution peeled the same way measured no faster than its loops (3.5-4.3
+ * against 4.0-4.5 GFLOP/s on 28x28x256 3x3), so it keeps them. False when
+ * the op is not one of these or a static range is empty. */
 static bool window_script(MlirOperation op, const op_shape *shape, stc_text *text) {
   bool depthwise = stc__op_is(op, "linalg.depthwise_conv_2d_nhwc_hwc");
   bool conv = stc__op_is(op, "linalg.conv_2d_nhwc_hwcf");
-  if ((!depthwise && !conv) || shape->dynamic || shape->loops != (depthwise ? 6u : 7u) ||
-      (conv && !conv_by_rows(shape)))
+  if ((!depthwise && !conv) || shape->loops != (depthwise ? 6u : 7u) ||
+      (conv && !shape->dynamic && !conv_by_rows(shape)) || (depthwise && shape->dynamic))
+    return false;
+  /* A dynamic convolution whose static sizes already say that rows lose
+   * (conv_by_rows: a 1x1 filter, input channels not a multiple of 8)
+   * keeps the loops. */
+  if (conv && shape->dynamic &&
+      ((shape->size[6] > 0 && shape->size[6] % 8 != 0) ||
+       (shape->size[4] == 1 && shape->size[5] == 1)))
     return false;
   for (size_t d = 0; d < shape->loops; d++)
-    if (shape->size[d] <= 0)
+    if (shape->size[d] == 0)
       return false;
+  const int64_t *size = shape->size;
   /* Loops: depthwise n, oh, ow, c, kh, kw; convolution n, oh, ow, f, kh,
    * kw, c. Depthwise: 8 x 16 blocks of outputs, every filter column of a row
    * (85-93 GFLOP/s on 56x56x128 3x3 where 8 x 32 gave 65 and 8 x 64 37);
    * convolution: 8 x 32 outputs (16 vector accumulators) per filter tap, 8
    * input channels (7x7x512 3x3: 143 GFLOP/s where 8 x 16 gave 80). */
-  int64_t tiles[MAX_LOOPS] = {1, 1, divisor_at_most(shape->size[2], REGISTER_M),
-                              channel_tile(shape->size[3]), 1, depthwise ? 0 : 1};
+  int64_t tiles[MAX_LOOPS] = {1, 1, size[2] < 0 ? REGISTER_M : divisor_at_most(size[2], REGISTER_M),
+                              size[3] < 0 ? 32 : channel_tile(size[3]), 1, depthwise ? 0 : 1};
   if (conv) {
-    if (shape->size[3] % 32 == 0)
+    if (size[3] < 0 || size[3] % 32 == 0)
       tiles[3] = 32;
-    tiles[6] = 8;
+    tiles[6] = size[6] < 0 || size[6] % 8 == 0 ? 8 : divisor_at_most(size[6], 8);
   }
+  /* The dynamic ranges to peel: output columns, filters, input channels. */
+  size_t peel_dims[3], peels = 0;
+  const size_t peelable[3] = {2, 3, 6};
+  for (size_t i = 0; i < (conv ? 3u : 2u); i++)
+    if (size[peelable[i]] < 0)
+      peel_dims[peels++] = peelable[i];
+  /* With peeling, the filter taps are tiled (by 1) only in the full part:
+   * a partial tile then stays one small convolution over every tap instead
+   * of one per tap (odd 17x15 5->7 3x3, all partial: 0.8x the loops with
+   * the taps tiled first). */
+  int64_t first[MAX_LOOPS];
+  memcpy(first, tiles, sizeof first);
+  if (peels > 0)
+    first[4] = first[5] = 0;
   size_t loops = 0;
   for (size_t d = 0; d < shape->loops; d++)
-    loops += tiles[d] != 0;
+    loops += first[d] != 0;
+  const char *name = depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc" : "linalg.conv_2d_nhwc_hwcf";
   stc_text_appendf(text,
                    "module attributes {transform.with_named_sequence} {\n"
                    "  transform.named_sequence @stc_default(%%op: !transform.any_op "
@@ -494,15 +529,73 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
                    "        : (!transform.any_op) -> !transform.any_op\n"
                    "    %%tiled, %%loops:%zu = transform.structured.tile_using_for %%op tile_sizes ",
                    loops);
-  append_sizes(text, tiles, shape->loops);
+  append_sizes(text, first, shape->loops);
   stc_text_appendf(text, "\n        : (!transform.any_op) -> (!transform.any_op");
   for (size_t i = 0; i < loops; i++)
     stc_text_appendf(text, ", !transform.any_op");
+  stc_text_appendf(text, ")\n");
+  /* Peel outermost first: peeling a loop invalidates the handles inside
+   * it, so each next loop is found again from the tiled op in the full
+   * part (nth_parent counts the tile loops between). */
+  const char *target = "tiled";
+  for (size_t p = 0; p < peels; p++) {
+    size_t d = peel_dims[p];
+    if (p == 0) {
+      size_t index = 0;
+      for (size_t e = 0; e < d; e++)
+        index += first[e] != 0;
+      stc_text_appendf(text,
+                       "    %%l0 = transform.cast %%loops#%zu : !transform.any_op to "
+                       "!transform.op<\"scf.for\">\n",
+                       index);
+    } else {
+      size_t nth = 0;
+      for (size_t e = d; e < shape->loops; e++)
+        nth += first[e] != 0;
+      stc_text_appendf(text,
+                       "    %%l%zu = transform.get_parent_op %%in%zu {op_name = \"scf.for\", "
+                       "nth_parent = %zu} : (!transform.any_op) -> !transform.op<\"scf.for\">\n",
+                       p, p - 1, nth);
+    }
+    stc_text_appendf(text,
+                     "    %%main%zu, %%rest%zu = transform.loop.peel %%l%zu "
+                     ": (!transform.op<\"scf.for\">) -> (!transform.any_op, !transform.any_op)\n"
+                     "    %%in%zu = transform.structured.match ops{[\"%s\"]} in %%main%zu "
+                     ": (!transform.any_op) -> !transform.any_op\n",
+                     p, p, p, p, name, p);
+  }
+  if (peels > 0) {
+    /* Full tiles get static sizes by canonicalization (the peeled loop's
+     * affine.min folds to the tile size); the remainders keep the loops. */
+    stc_text_appendf(text,
+                     "    transform.apply_patterns to %%func {\n"
+                     "      transform.apply_patterns.canonicalization\n"
+                     "    } : !transform.any_op\n");
+    for (size_t p = 0; p < peels; p++)
+      stc_text_appendf(text,
+                       "    %%partial%zu = transform.structured.match ops{[\"%s\"]} in %%rest%zu "
+                       ": (!transform.any_op) -> !transform.any_op\n"
+                       "    transform.annotate %%partial%zu \"" ATTR_KEPT "\" : !transform.any_op\n",
+                       p, name, p, p);
+    stc_text_appendf(text,
+                     "    %%full = transform.structured.match ops{[\"%s\"]} in %%main%zu "
+                     ": (!transform.any_op) -> !transform.any_op\n"
+                     "    %%taps, %%tap_loops:2 = transform.structured.tile_using_for %%full "
+                     "tile_sizes ",
+                     name, peels - 1);
+    int64_t taps[MAX_LOOPS] = {0};
+    taps[4] = tiles[4];
+    taps[5] = tiles[5];
+    append_sizes(text, taps, shape->loops);
+    stc_text_appendf(text, "\n        : (!transform.any_op) -> (!transform.any_op, "
+                           "!transform.any_op, !transform.any_op)\n");
+    target = "taps";
+  }
   stc_text_appendf(text,
-                   ")\n"
-                   "    %%row = transform.structured.decompose %%tiled "
+                   "    %%row = transform.structured.decompose %%%s "
                    ": (!transform.any_op) -> !transform.any_op\n"
-                   "    transform.structured.vectorize %%row : !transform.any_op\n");
+                   "    transform.structured.vectorize %%row : !transform.any_op\n",
+                   target);
   if (conv)
     stc_text_appendf(text,
                      "    transform.apply_patterns to %%func {\n"
@@ -604,7 +697,8 @@ static size_t candidates(run_state *state, MlirOperation op,
   stc_text window = {0};
   if (window_script(op, &shape, &window) && !window.out_of_memory) {
     const script_entry *s = script_for(state, window.data, "stc_default",
-                                       STC_SCHEDULE_SHAPES_STATIC);
+                                       shape.dynamic ? STC_SCHEDULE_SHAPES_ANY
+                                                     : STC_SCHEDULE_SHAPES_STATIC);
     if (s && !mlirOperationIsNull(s->module))
       out[count++] = s;
   }
@@ -615,8 +709,17 @@ static size_t candidates(run_state *state, MlirOperation op,
     const script_entry *s = builtin_script(state, kind_defaults[i].schedule);
     if (!s || mlirOperationIsNull(s->module))
       continue;
+    /* A dynamically shaped convolution or depthwise convolution that
+     * window_script did not take (or could not apply to): the built-in
+     * pads each tile (the convolution vectorizer takes static sizes only),
+     * and its padded copies made it 3x (NHWC and NCHW, 28x28 64->64 3x3)
+     * and 20x (depthwise, 28x28x256 3x3) slower than the scalar loops
+     * (bench/defaults.py conv_dyn, conv_nchw_dyn, depthwise_dyn). */
     if (shape.dynamic && s->shapes != STC_SCHEDULE_SHAPES_ANY)
       stc_text_appendf(why, "%s handles static shapes only; ", kind_defaults[i].schedule);
+    else if (shape.dynamic && kind_defaults[i].pads)
+      stc_text_appendf(why, "%s pads every tile of a dynamic shape (slower than the loops); ",
+                       kind_defaults[i].schedule);
     else
       out[count++] = s;
     break;

@@ -198,6 +198,63 @@ func.func @depthwise_static(%in: tensor<1x16x16x32xf32>, %f: tensor<3x3x32xf32>,
   return %r : tensor<1x14x14x32xf32>
 }
 
+// A dynamically shaped convolution runs by rows too: the tile loops of the
+// dynamic output columns (8), filters (32) and input channels (8) are
+// peeled; full tiles are vectorized (no pad, no copy), the partial ones
+// stay convolutions (scalar loops later) and are not tiled again.
+// CHECK-LABEL: func.func @conv_dynamic
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: scf.for {{.*}} step %c8
+// CHECK-NOT: linalg.
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}tensor<1x1x8x?xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @conv_dynamic(%in: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) outs(%o : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// A dynamic convolution over a static 5 input channels: rows lose there
+// (as for a static one, which would become im2col), so it keeps the loops.
+// CHECK-LABEL: func.func @conv_dynamic_few_channels
+// CHECK-NOT: vector.
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: return
+func.func @conv_dynamic_few_channels(%in: tensor<?x?x?x5xf32>, %f: tensor<3x3x5x64xf32>, %o: tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32> {
+  // expected-remark @+1 {{'linalg.conv_2d_nhwc_hwcf' keeps the scalar-loop lowering: conv_decompose_vec pads every tile of a dynamic shape (slower than the loops); an indexing map is not a projected permutation}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x5xf32>, tensor<3x3x5x64xf32>) outs(%o : tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32>
+  return %r : tensor<?x?x?x64xf32>
+}
+
+// A dynamically shaped depthwise convolution keeps the scalar loops: the
+// built-in pads every tile of a dynamic shape (20x slower than the loops),
+// and peeled full tiles measured no faster than the loops.
+// CHECK-LABEL: func.func @depthwise_dynamic
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK-NOT: vector.
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}}tensor<?x?x?x?xf32>
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: copy
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @depthwise_dynamic(%in: tensor<?x?x?x?xf32>, %f: tensor<?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  // expected-remark @+1 {{'linalg.depthwise_conv_2d_nhwc_hwc' keeps the scalar-loop lowering: depthwise_conv_decompose_vec pads every tile of a dynamic shape (slower than the loops); an indexing map is not a projected permutation}}
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) outs(%o : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
 // A variant (stc.variant_of) keeps the schedule it was made with.
 // CHECK-LABEL: func.func private @site__variant
 // CHECK: linalg.matmul

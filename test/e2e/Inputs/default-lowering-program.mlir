@@ -254,6 +254,22 @@ func.func @depthwise(%in: tensor<1x9x10x6xf32>, %f: tensor<3x3x6xf32>, %o: tenso
   return %r : tensor<1x7x8x6xf32>
 }
 
+// Dynamic sizes, odd at run time. The convolution (11 input channels, 37
+// filters, 4x11 outputs) runs by rows with peeled tile loops: full tiles of
+// 8 columns x 32 filters x 8 channels and a partial tile along each; the
+// depthwise convolution (dilation 2, 5x6 outputs) keeps the scalar loops.
+func.func @conv_dynamic(%in: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) outs(%o : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+func.func @depthwise_dynamic(%in: tensor<?x?x?x?xf32>, %f: tensor<?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) outs(%o : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
 func.func @maxpool(%in: tensor<1x9x11x6xf32>) -> tensor<1x4x5x6xf32> {
   %ninf = arith.constant -1.0e30 : f32
   %e = tensor.empty() : tensor<1x4x5x6xf32>
@@ -414,6 +430,30 @@ func.func @main() {
   %r13 = call @depthwise(%di, %df, %do) : (tensor<1x9x10x6xf32>, tensor<3x3x6xf32>, tensor<1x7x8x6xf32>) -> tensor<1x7x8x6xf32>
   %u13 = tensor.cast %r13 : tensor<1x7x8x6xf32> to tensor<*xf32>
   call @printMemrefF32(%u13) : (tensor<*xf32>) -> ()
+  %c11 = arith.constant 11 : index
+  %c78 = arith.constant 78 : index
+  %xi0 = call @fill2d(%c78, %c11, %c4) : (index, index, index) -> tensor<?x?xf32>
+  %xf0 = call @fill2d(%c99, %c37, %c5) : (index, index, index) -> tensor<?x?xf32>
+  %xi2 = tensor.cast %xi0 : tensor<?x?xf32> to tensor<78x11xf32>
+  %xf2 = tensor.cast %xf0 : tensor<?x?xf32> to tensor<99x37xf32>
+  %xi3 = tensor.expand_shape %xi2 [[0, 1, 2], [3]] output_shape [1, 6, 13, 11] : tensor<78x11xf32> into tensor<1x6x13x11xf32>
+  %xf3 = tensor.expand_shape %xf2 [[0, 1, 2], [3]] output_shape [3, 3, 11, 37] : tensor<99x37xf32> into tensor<3x3x11x37xf32>
+  %xi = tensor.cast %xi3 : tensor<1x6x13x11xf32> to tensor<?x?x?x?xf32>
+  %xf = tensor.cast %xf3 : tensor<3x3x11x37xf32> to tensor<?x?x?x?xf32>
+  %xe = tensor.empty() : tensor<1x4x11x37xf32>
+  %xo0 = linalg.fill ins(%zero : f32) outs(%xe : tensor<1x4x11x37xf32>) -> tensor<1x4x11x37xf32>
+  %xo = tensor.cast %xo0 : tensor<1x4x11x37xf32> to tensor<?x?x?x?xf32>
+  %r27 = call @conv_dynamic(%xi, %xf, %xo) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %u27 = tensor.cast %r27 : tensor<?x?x?x?xf32> to tensor<*xf32>
+  call @printMemrefF32(%u27) : (tensor<*xf32>) -> ()
+  %yi = tensor.cast %di : tensor<1x9x10x6xf32> to tensor<?x?x?x?xf32>
+  %yf = tensor.cast %df : tensor<3x3x6xf32> to tensor<?x?x?xf32>
+  %ye = tensor.empty() : tensor<1x5x6x6xf32>
+  %yo0 = linalg.fill ins(%zero : f32) outs(%ye : tensor<1x5x6x6xf32>) -> tensor<1x5x6x6xf32>
+  %yo = tensor.cast %yo0 : tensor<1x5x6x6xf32> to tensor<?x?x?x?xf32>
+  %r28 = call @depthwise_dynamic(%yi, %yf, %yo) : (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %u28 = tensor.cast %r28 : tensor<?x?x?x?xf32> to tensor<*xf32>
+  call @printMemrefF32(%u28) : (tensor<*xf32>) -> ()
   %pi0 = call @fill2d(%c99, %c6, %c3) : (index, index, index) -> tensor<?x?xf32>
   %pi2 = tensor.cast %pi0 : tensor<?x?xf32> to tensor<99x6xf32>
   %pi = tensor.expand_shape %pi2 [[0, 1, 2], [3]] output_shape [1, 9, 11, 6] : tensor<99x6xf32> into tensor<1x9x11x6xf32>
