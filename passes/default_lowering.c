@@ -213,6 +213,23 @@ static void append_tiling(stc_text *text, const char *out, const char *loops,
 
 /* A generated schedule: optional cache blocks, then tiles vectorized with
  * `vector` sizes, then the vector lowering the LLVM conversion needs. */
+/* Vector contractions (from vectorized matmuls and convolutions) to
+ * outer products and FMAs. */
+static void append_contraction_lowering(stc_text *text) {
+  stc_text_appendf(text,
+                   "    transform.apply_patterns to %%func {\n"
+                   "      transform.apply_patterns.vector.reduction_to_contract\n"
+                   "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                   "      transform.apply_patterns.canonicalization\n"
+                   "    } : !transform.any_op\n"
+                   "    transform.apply_patterns to %%func {\n"
+                   "      transform.apply_patterns.vector.lower_contraction "
+                   "lowering_strategy = \"outerproduct\"\n"
+                   "      transform.apply_patterns.vector.lower_outerproduct\n"
+                   "      transform.apply_patterns.canonicalization\n"
+                   "    } : !transform.any_op\n");
+}
+
 static void generated_script(stc_text *text, const int64_t *blocks,
                              const int64_t *vector, size_t loops,
                              bool contraction) {
@@ -239,18 +256,7 @@ static void generated_script(stc_text *text, const int64_t *blocks,
                    "      transform.apply_patterns.vector.lower_masked_transfers\n"
                    "    } : !transform.any_op\n");
   if (contraction)
-    stc_text_appendf(text,
-                     "    transform.apply_patterns to %%func {\n"
-                     "      transform.apply_patterns.vector.reduction_to_contract\n"
-                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
-                     "      transform.apply_patterns.canonicalization\n"
-                     "    } : !transform.any_op\n"
-                     "    transform.apply_patterns to %%func {\n"
-                     "      transform.apply_patterns.vector.lower_contraction "
-                     "lowering_strategy = \"outerproduct\"\n"
-                     "      transform.apply_patterns.vector.lower_outerproduct\n"
-                     "      transform.apply_patterns.canonicalization\n"
-                     "    } : !transform.any_op\n");
+    append_contraction_lowering(text);
   else
     stc_text_appendf(text,
                      "    transform.apply_patterns to %%func {\n"
@@ -597,18 +603,7 @@ static bool window_script(MlirOperation op, const op_shape *shape, stc_text *tex
                    "    transform.structured.vectorize %%row : !transform.any_op\n",
                    target);
   if (conv)
-    stc_text_appendf(text,
-                     "    transform.apply_patterns to %%func {\n"
-                     "      transform.apply_patterns.vector.reduction_to_contract\n"
-                     "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
-                     "      transform.apply_patterns.canonicalization\n"
-                     "    } : !transform.any_op\n"
-                     "    transform.apply_patterns to %%func {\n"
-                     "      transform.apply_patterns.vector.lower_contraction "
-                     "lowering_strategy = \"outerproduct\"\n"
-                     "      transform.apply_patterns.vector.lower_outerproduct\n"
-                     "      transform.apply_patterns.canonicalization\n"
-                     "    } : !transform.any_op\n");
+    append_contraction_lowering(text);
   else
     stc_text_appendf(text,
                      "    transform.apply_patterns to %%func {\n"
