@@ -100,22 +100,22 @@ static void identity_of_handle(void *handle, char *identity, size_t size) {
     snprintf(identity, size, "blas=%s", file);
 }
 
-/* Opens `name` and resolves the four routines; false (with the reason
- * appended to g_blas.why) when it does not load or lacks one. *handle_out
- * gets the handle on success. */
 /* OpenBLAS's worker threads busy-wait 2^28 TSC cycles (about 0.1 s) after
  * every call before they sleep. On a machine with few cores that spin takes
  * the cores the next code needs: an OpenMP variant timed right after
  * matmul_blas ran at half its speed (gpt2_c_attn on 2 cores: ratio 1.03
  * instead of 0.50-0.55), so the tuner (and bench/regret.sh's oracle)
  * rejected or mis-ranked it, and so does any OpenMP op that follows a BLAS
- * call in a model. 2^18 cycles (about 0.1 ms) keeps back-to-back calls on
- * spinning threads and lets them sleep before other work; 2^22 (1-2 ms)
- * still lost the smallest matmul's (bert_base_qkvo, 0.5 ms runs) OpenMP
- * variant in 5 of 13 cold tunes, 2^18 in 0 of 5. OpenBLAS reads the value
- * (an exponent, clamped to 4..30) when it is loaded; a user's own setting
- * wins. */
-#define STC_OPENBLAS_THREAD_TIMEOUT "18"
+ * call in a model. 2^22 cycles (1-3 ms) keeps the calls of paired timings
+ * (BLAS, reference, BLAS, ...) on awake threads and lets them sleep soon
+ * after; the trial runner (trial_cpu.c) waits that window out before it
+ * times another candidate. 2^18 (about 0.1 ms) made short BLAS calls pay a
+ * wake-up in every pair: matvec_blas lost to the reference in 2-3 of 6
+ * tunes of mv_gpt2_proj / mv_rn50_fc (regret 1.5-2.7); 2^22 without the
+ * wait lost bert_base_qkvo's OpenMP variant in 5 of 13. OpenBLAS reads the
+ * value (an exponent, clamped to 4..30) when it is loaded; a user's own
+ * setting wins. */
+#define STC_OPENBLAS_THREAD_TIMEOUT "22"
 
 static void cap_openblas_spin(void) {
   const char *own = getenv("OPENBLAS_THREAD_TIMEOUT");
@@ -125,6 +125,9 @@ static void cap_openblas_spin(void) {
   (void)setenv("OPENBLAS_THREAD_TIMEOUT", STC_OPENBLAS_THREAD_TIMEOUT, 0);
 }
 
+/* Opens `name` and resolves the four routines; false (with the reason
+ * appended to g_blas.why) when it does not load or lacks one. *handle_out
+ * gets the handle on success. */
 static bool try_library(const char *name, void **handle_out) {
   atomic_store_explicit(&g_attempted, true, memory_order_relaxed);
   cap_openblas_spin(); /* before the library (perhaps OpenBLAS) loads */

@@ -20,8 +20,10 @@
  * GPU trial runner instead (trial_gpu.c): every function here forwards. */
 #include "dispatch_internal.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +276,28 @@ static bool buffer_ready(written_arg *w, bool reference_set) {
 /* Restores one buffer set from the caller's data and runs variant on it;
  * only the call itself is inside the timed interval. False (nothing ran)
  * without memory for the buffers. */
+/* OpenBLAS's idle workers spin for a while after each call (runtime/blas.c
+ * caps it at 2^22 cycles, under 3 ms at >= 1.5 GHz). A candidate timed in that
+ * window shares the cores with them: on 2 cores an OpenMP variant timed right
+ * after matmul_blas ran at half speed and lost. So a candidate (not the
+ * reference, which the pairs alternate with BLAS: pausing there would let the
+ * workers sleep and charge BLAS a wake-up per pair) waits until the window
+ * since the last BLAS run has passed: a few ms per switch of candidate. */
+#define STC_BLAS_SPIN_WINDOW_NS 3000000u
+static _Atomic uint64_t g_blas_run_ended_ns;
+
+static void wait_out_blas_spin(void) {
+  uint64_t ended = atomic_load_explicit(&g_blas_run_ended_ns,
+                                        memory_order_relaxed);
+  uint64_t now = now_ns();
+  if (!ended || now - ended >= STC_BLAS_SPIN_WINDOW_NS)
+    return;
+  uint64_t left = STC_BLAS_SPIN_WINDOW_NS - (now - ended);
+  struct timespec pause = {0, (long)left};
+  while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+    ;
+}
+
 static bool run_on(stc_rt__trial *t, size_t variant, bool reference_set,
                    uint64_t *ns) {
   if (t->served)
@@ -294,9 +318,14 @@ static bool run_on(stc_rt__trial *t, size_t variant, bool reference_set,
     args[w->index] =
         reference_set ? w->reference_descriptor : w->scratch_descriptor;
   }
+  bool blas = t->site->variants[variant].eligibility == STC_RT_ELIGIBLE_BLAS;
+  if (ns && !blas && variant != t->site->reference)
+    wait_out_blas_spin();
   uint64_t start = now_ns();
   stc_rt__call_variant(t->site, variant, args);
   uint64_t end = now_ns();
+  if (blas)
+    atomic_store_explicit(&g_blas_run_ended_ns, end, memory_order_relaxed);
   if (ns)
     *ns = end - start;
   return true;

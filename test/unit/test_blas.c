@@ -526,7 +526,7 @@ STC_TEST(blas_caps_openblas_idle_spin_unless_the_user_set_it) {
   (void)stc_rt_blas_available(NULL, NULL);
   const char *cap = getenv("OPENBLAS_THREAD_TIMEOUT");
   STC_CHECK(cap != NULL);
-  STC_CHECK_STR_EQ(cap ? cap : "", "18");
+  STC_CHECK_STR_EQ(cap ? cap : "", "22");
 
   setenv("OPENBLAS_THREAD_TIMEOUT", "10", 1);
   stc_rt__blas_reset();
