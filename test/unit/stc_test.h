@@ -13,6 +13,7 @@
 #define STC_TEST_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,9 @@ const char *stc_test_tmpdir(void);
 /* The first MiB of the file at path in a new buffer (the caller frees it),
  * *size bytes of it; NULL when it cannot be opened. */
 char *stc_test_read_file(const char *path, size_t *size);
+/* Copies the file at `from` to `to` (created or truncated); false when
+ * either cannot be opened or a read or write fails. */
+bool stc_test_copy_file(const char *from, const char *to);
 /* Replaces the file at path with size bytes of data; 0 or -1. */
 int stc_test_write_file(const char *path, const char *data, size_t size);
 

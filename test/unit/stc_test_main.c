@@ -120,3 +120,17 @@ int main(int argc, char **argv) {
     return 1;
   return ran > 0 && skipped == ran ? STC_TEST_SKIP_EXIT : 0;
 }
+
+bool stc_test_copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+  char buffer[65536];
+  size_t got;
+  bool ok = in && out;
+  while (ok && (got = fread(buffer, 1, sizeof buffer, in)) > 0)
+    ok = fwrite(buffer, 1, got, out) == got;
+  if (in)
+    fclose(in);
+  if (out && fclose(out) != 0)
+    ok = false;
+  return ok;
+}

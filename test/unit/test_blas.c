@@ -338,20 +338,6 @@ STC_TEST_THREADED(blas_first_calls_race_safely) {
 
 /* ---- eligibility without loading (runtime/library_lookup.c) ---- */
 
-static bool copy_file(const char *from, const char *to) {
-  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-  char buffer[65536];
-  size_t got;
-  bool ok = in && out;
-  while (ok && (got = fread(buffer, 1, sizeof buffer, in)) > 0)
-    ok = fwrite(buffer, 1, got, out) == got;
-  if (in)
-    fclose(in);
-  if (out && fclose(out) != 0)
-    ok = false;
-  return ok;
-}
-
 /* A directory of the test's own holding copies of the fake CBLAS library
  * and its dependency (test/unit/fake_blas.c); lib and dep get their paths.
  * Each test uses its own name: a copy loaded once stays loaded. */
@@ -362,7 +348,7 @@ static bool fake_blas_in(const char *name, char *lib, char *dep,
   mkdir(dir, 0700);
   snprintf(lib, size, "%s/libstc_fake_blas.so", dir);
   snprintf(dep, size, "%s/libstc_fake_blas_dep.so", dir);
-  return copy_file(STC_FAKE_BLAS, lib) && copy_file(STC_FAKE_BLAS_DEP, dep);
+  return stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep);
 }
 
 /* Whether an object whose path contains `part` is mapped in the process. */
@@ -418,7 +404,7 @@ STC_TEST(blas_library_that_appears_and_disappears) {
   STC_CHECK(stc_rt__blas_identity() == NULL);
   STC_CHECK(!stc_rt__blas_attempted());
   /* It appears: found by its file alone. */
-  STC_CHECK(copy_file(STC_FAKE_BLAS, lib));
+  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib));
   stc_rt__blas_reset();
   STC_CHECK(!ineligible(&reason));
   const char *identity = stc_rt__blas_identity();

@@ -1387,20 +1387,6 @@ STC_TEST(promising_order_tries_vendor_then_prior_winners) {
 
 /* ---- a vendor library found at eligibility time that does not load ---- */
 
-static bool copy_file(const char *from, const char *to) {
-  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-  char buffer[65536];
-  size_t got;
-  bool ok = in && out;
-  while (ok && (got = fread(buffer, 1, sizeof buffer, in)) > 0)
-    ok = fwrite(buffer, 1, got, out) == got;
-  if (in)
-    fclose(in);
-  if (out && fclose(out) != 0)
-    ok = false;
-  return ok;
-}
-
 /* A fresh runtime whose BLAS variants use the stand-in library at `lib`
  * (test/unit/fake_blas.c), trusting verified records, with "fast" no
  * faster than the reference: the "blas" variant wins a tune. */
@@ -1429,7 +1415,7 @@ STC_TEST(blas_winner_whose_library_no_longer_loads_runs_the_reference) {
   snprintf(cache, sizeof cache, "%s/cache", dir);
   snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
   snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
-  STC_CHECK(copy_file(STC_FAKE_BLAS, lib) && copy_file(STC_FAKE_BLAS_DEP, dep));
+  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
   /* The first process (a child: a library once loaded stays loaded). */
   fflush(stderr);
   pid_t child = fork();

@@ -238,13 +238,8 @@ typedef struct op_list {
   bool out_of_memory;
 } op_list;
 
-static MlirWalkResult collect(MlirOperation op, void *user) {
-  op_list *list = user;
-  bool batch;
-  if (stc__op_is(op, "gpu.module"))
-    return MlirWalkResultSkip;
-  if (!is_scheduled_op(op, &batch))
-    return MlirWalkResultAdvance;
+/* Appends op; interrupts the walk when out of memory. */
+static MlirWalkResult op_list_push(op_list *list, MlirOperation op) {
   if (list->count == list->capacity) {
     size_t capacity = list->capacity ? 2 * list->capacity : 16;
     MlirOperation *grown = realloc(list->ops, capacity * sizeof *grown);
@@ -256,6 +251,16 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   }
   list->ops[list->count++] = op;
   return MlirWalkResultAdvance;
+}
+
+static MlirWalkResult collect(MlirOperation op, void *user) {
+  op_list *list = user;
+  bool batch;
+  if (stc__op_is(op, "gpu.module"))
+    return MlirWalkResultSkip;
+  if (!is_scheduled_op(op, &batch))
+    return MlirWalkResultAdvance;
+  return op_list_push(list, op);
 }
 
 static void stage_a_script(const stc_gpu_schedule *s, bool batch, stc_text *t) {
@@ -772,17 +777,7 @@ static MlirWalkResult collect_memref_matmul(MlirOperation op, void *user) {
   op_list *list = user;
   if (!stc__op_is(op, "linalg.matmul"))
     return MlirWalkResultAdvance;
-  if (list->count == list->capacity) {
-    size_t capacity = list->capacity ? 2 * list->capacity : 16;
-    MlirOperation *grown = realloc(list->ops, capacity * sizeof *grown);
-    if (!grown) {
-      list->out_of_memory = true;
-      return MlirWalkResultInterrupt;
-    }
-    list->ops = grown, list->capacity = capacity;
-  }
-  list->ops[list->count++] = op;
-  return MlirWalkResultAdvance;
+  return op_list_push(list, op);
 }
 
 /* /shared after bufferization: each linalg.matmul of `func` on plain
