@@ -204,6 +204,17 @@ stc_status stc_rt__gpu_trial_check_on_call(stc_rt__gpu_trial *trial,
                                            stc_rt__comparison *out,
                                            char *message, size_t message_size);
 bool stc_rt__gpu_trial_served(const stc_rt__gpu_trial *trial);
+/* Batched samples (runtime/trial_gpu.c): a variant's first measurement
+ * times one call; later ones time stc_rt__gpu_batch_size(that call) calls
+ * back to back and report the time per call. */
+#define STC_GPU_SAMPLE_NS 200000u /* a sample lasts at least this long */
+#define STC_GPU_MAX_BATCH 64u     /* calls per sample at most */
+/* Calls per sample for calls of call_ns: ceil(sample_ns / call_ns), 1 for
+ * calls at least sample_ns long, at most max_batch (0 ns: max_batch). */
+uint32_t stc_rt__gpu_batch_size(uint64_t call_ns, uint64_t sample_ns,
+                                uint32_t max_batch);
+/* The batch size of variant's samples; 0 before its first measurement. */
+uint32_t stc_rt__gpu_trial_batch(const stc_rt__gpu_trial *trial, size_t variant);
 
 /* trial_cpu.c's span arithmetic and element comparison, shared with
  * trial_gpu.c. span: the addressed elements of a descriptor relative to its

@@ -16,6 +16,25 @@
  * synchronizes: stc_rt_gpu_timer_*), and comparisons of both spans read back
  * to the host (trial_cpu.c's tolerance rules), within the read-back limit.
  *
+ * Short calls. One event pair around one call of 10-50 us measures mostly
+ * the launch, the host's wait and the events' own resolution: the tuner's
+ * paired ratios of two kernels within a few percent of each other then
+ * swapped from run to run (256^3 and 1024^3 on an H200). So a sample is a
+ * batch: the variant's first measurement times one call, which sets its
+ * batch size (calls per sample, so that a sample lasts at least
+ * STC_GPU_SAMPLE_NS, at most STC_GPU_MAX_BATCH calls; 1 for calls that
+ * long already), and every later sample restores the scratch buffers once,
+ * makes one untimed warm-up call, then times `batch` back-to-back complete
+ * calls between one event pair and reports their mean. The calls of a
+ * batch repeat on the data the previous call left (C += A B grows C): GPU
+ * kernels' time does not depend on the values, and validation runs
+ * separately on restored buffers. L2 is handled the same way for every
+ * variant: each sample starts right after the restore copy and the warm-up
+ * call, so inputs and outputs that fit the L2 are resident (warm), as in a
+ * program that calls the site in a loop. The batch sizes differ between
+ * variants (each reports time per call), so a pair still compares the
+ * reference's and the candidate's complete calls.
+ *
  * Failures. The GPU layer never exits: a launch that cannot start (too many
  * threads per block, too much shared memory) is a recorded failure and the
  * kernel does not run. A variant during which a failure is recorded
@@ -75,7 +94,18 @@ struct stc_rt__gpu_trial {
   size_t reference_outputs_of;
   bool served;
   stc_rt_gpu_timer *timer;
+  uint32_t *batch; /* per variant: calls per sample, 0 until first measured */
 };
+
+uint32_t stc_rt__gpu_batch_size(uint64_t call_ns, uint64_t sample_ns,
+                                uint32_t max_batch) {
+  if (max_batch <= 1 || call_ns >= sample_ns)
+    return 1;
+  if (call_ns == 0)
+    return max_batch;
+  uint64_t batch = (sample_ns + call_ns - 1) / call_ns;
+  return batch > max_batch ? max_batch : (uint32_t)batch;
+}
 
 static char *aligned_of(const void *descriptor) {
   char *p;
@@ -150,6 +180,7 @@ void stc_rt__gpu_trial_destroy(stc_rt__gpu_trial *t) {
     free(t->written[i].reference_descriptor);
   }
   stc_rt_gpu_timer_destroy(t->timer);
+  free(t->batch);
   free(t);
 }
 
@@ -170,6 +201,12 @@ stc_status stc_rt__gpu_trial_create(const stc_rt_site *site,
     return STC_ERR_NOMEM;
   }
   t->site = site;
+  t->batch = calloc(site->num_variants ? site->num_variants : 1, sizeof *t->batch);
+  if (!t->batch) {
+    snprintf(message, size, "out of memory for the GPU trial runner");
+    stc_rt__gpu_trial_destroy(t);
+    return STC_ERR_NOMEM;
+  }
   stc_error err;
   stc_error_clear(&err);
   if (stc_rt_gpu_timer_create(&t->timer, &err) != STC_OK) {
@@ -210,9 +247,11 @@ static stc_status failure(const char *what, char *message, size_t size) {
 }
 
 /* Restores one buffer set from the caller's device data, then runs variant
- * on it; *ns (when wanted) is the GPU time of the complete call alone. */
+ * on it: `calls` complete calls back to back (after one untimed warm-up
+ * call when more than one); *ns (when wanted) is the GPU time of the
+ * timed calls, per call. */
 static stc_status run_on(stc_rt__gpu_trial *t, size_t variant, bool reference_set,
-                         uint64_t *ns, char *message, size_t size) {
+                         uint32_t calls, uint64_t *ns, char *message, size_t size) {
   if (t->served)
     return STC_ERR_INVALID;
   void *args[STC_RT_MAX_SITE_ARGS];
@@ -230,9 +269,13 @@ static stc_status run_on(stc_rt__gpu_trial *t, size_t variant, bool reference_se
   char what[160];
   snprintf(what, sizeof what, "variant '%s'", t->site->variants[variant].name);
   uint64_t before = stc_rt__gpu_failures();
+  if (calls > 1)
+    stc_rt__call_variant(t->site, variant, args);
   double ms = 0;
-  bool timed = ns && stc_rt_gpu_timer_start(t->timer, &err) == STC_OK;
-  stc_rt__call_variant(t->site, variant, args);
+  bool timed = ns && stc_rt__gpu_failures() == before &&
+               stc_rt_gpu_timer_start(t->timer, &err) == STC_OK;
+  for (uint32_t c = 0; c < (calls ? calls : 1) && stc_rt__gpu_failures() == before; c++)
+    stc_rt__call_variant(t->site, variant, args);
   if (timed)
     timed = stc_rt_gpu_timer_stop(t->timer, &ms, &err) == STC_OK;
   else
@@ -240,7 +283,7 @@ static stc_status run_on(stc_rt__gpu_trial *t, size_t variant, bool reference_se
   if (stc_rt__gpu_failures() != before || (ns && !timed))
     return failure(what, message, size);
   if (ns)
-    *ns = (uint64_t)(ms * 1e6 + 0.5);
+    *ns = (uint64_t)(ms * 1e6 / (calls ? calls : 1) + 0.5);
   return STC_OK;
 }
 
@@ -248,7 +291,21 @@ stc_status stc_rt__gpu_trial_measure(stc_rt__gpu_trial *t, size_t variant,
                                      uint64_t *ns, char *message, size_t size) {
   if (!t || variant >= t->site->num_variants || !ns || t->served)
     return STC_ERR_INVALID;
-  return run_on(t, variant, false, ns, message, size);
+  if (t->batch[variant] == 0) {
+    /* The first measurement (a warm-up in the tuner's policy) times one
+     * call, which sizes the batches of the later ones. */
+    stc_status status = run_on(t, variant, false, 1, ns, message, size);
+    if (status != STC_OK)
+      return status;
+    t->batch[variant] =
+        stc_rt__gpu_batch_size(*ns, STC_GPU_SAMPLE_NS, STC_GPU_MAX_BATCH);
+    return STC_OK;
+  }
+  return run_on(t, variant, false, t->batch[variant], ns, message, size);
+}
+
+uint32_t stc_rt__gpu_trial_batch(const stc_rt__gpu_trial *t, size_t variant) {
+  return t && variant < t->site->num_variants ? t->batch[variant] : 0;
 }
 
 /* Output bytes a comparison reads back, per side (saturating). */
@@ -314,7 +371,7 @@ static stc_status comparison_begin(stc_rt__gpu_trial *t, size_t reference,
   out->supported = out->compared_bytes <= tolerance->readback_limit;
   if (out->supported &&
       (!t->have_reference_outputs || t->reference_outputs_of != reference)) {
-    stc_status status = run_on(t, reference, true, NULL, message, size);
+    stc_status status = run_on(t, reference, true, 1, NULL, message, size);
     if (status != STC_OK)
       return status; /* the reference failed: nothing to validate against */
     t->have_reference_outputs = true;
@@ -332,7 +389,7 @@ stc_status stc_rt__gpu_trial_compare(stc_rt__gpu_trial *t, size_t reference,
       comparison_begin(t, reference, candidate, tolerance, out, message, size);
   if (status != STC_OK || !out->supported)
     return status;
-  status = run_on(t, candidate, false, NULL, message, size);
+  status = run_on(t, candidate, false, 1, NULL, message, size);
   if (status != STC_OK)
     return status;
   return read_back_compare(t, false, tolerance, out, message, size);

@@ -217,6 +217,20 @@ STC_TEST(device_site_without_a_gpu_runs_the_reference_and_says_why) {
     STC_CHECK_EQ_INT(atomic_load(&g_calls[v]), 0);
 }
 
+STC_TEST(gpu_batch_size_makes_samples_long_enough) {
+  /* A 15 us call: 14 calls make a 200 us sample. */
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(15000, 200000, 64), 14);
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(20000, 200000, 64), 10);
+  /* Calls as long as a sample, or longer, are timed one by one. */
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(200000, 200000, 64), 1);
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(700000000, 200000, 64), 1);
+  /* Very short (or unmeasurable) calls: capped. */
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(1000, 200000, 64), 64);
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(0, 200000, 64), 64);
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(1000, 200000, 1), 1);
+  STC_CHECK_EQ_INT(stc_rt__gpu_batch_size(1000, 200000, 0), 1);
+}
+
 /* ---- with a device ---- */
 
 /* A device a (a[i] = i mod 7) and c (c[i] = 1), and what one reference run
@@ -295,8 +309,27 @@ STC_TEST(gpu_trial_measures_with_events_and_compares_by_read_back) {
                                         sizeof message),
                    STC_OK);
   uint64_t ns = 0;
+  /* The first measurement times one call; it sizes the batches. */
+  int calls = atomic_load(&g_calls[WIDE]);
   STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, WIDE, &ns), STC_OK);
   STC_CHECK(ns > 0 && ns < 1000000000u);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WIDE]) - calls, 1);
+  uint32_t batch = stc_rt__gpu_batch_size(ns, STC_GPU_SAMPLE_NS, STC_GPU_MAX_BATCH);
+  /* A launch + wait of a 4096-element kernel is far under 200 us. */
+  STC_CHECK(ns < STC_GPU_SAMPLE_NS / 2 && batch >= 2);
+  /* Later ones: a warm-up call, then batches of calls whose time per call
+   * is reported; the batch is fixed by the first measurement. */
+  for (int sample = 0; sample < 3; sample++) {
+    calls = atomic_load(&g_calls[WIDE]);
+    uint64_t per_call = 0;
+    STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, WIDE, &per_call), STC_OK);
+    int made = atomic_load(&g_calls[WIDE]) - calls;
+    STC_CHECK(per_call > 0 && per_call < STC_GPU_SAMPLE_NS);
+    STC_CHECK_EQ_INT(made - 1, (int)batch);
+  }
+  /* The scratch buffer took every call; the caller's data is untouched
+   * (checked below), and a comparison restores it first. */
+  STC_CHECK(atomic_load(&g_calls[REFERENCE]) == 0);
   stc_tolerance tolerance = {0};
   tolerance.relative = 1e-6;
   tolerance.readback_limit = UINT64_MAX;
