@@ -13,6 +13,7 @@
 // An explicit list, and sites off.
 // RUN: stc-opt --tune-hot-paths --target=cuda --gpu-sites=cublas,64x64/4x4/k8 %s | FileCheck %s --check-prefix=LIST
 // RUN: stc-opt --tune-hot-paths --target=cuda --gpu-sites=off %s | FileCheck %s --check-prefix=OFF
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-sites=128x128/8x8/k128/shared %s | FileCheck %s --check-prefix=BIG
 // A module-wide --gpu-schedule makes no sites either.
 // RUN: stc-opt --tune-hot-paths --target=cuda --gpu-schedule=64x64/4x4/k8 %s | FileCheck %s --check-prefix=OFF
 
@@ -224,3 +225,13 @@ func.func @add(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
 // OFF-NOT: stc_rt_site_enter
 // OFF-NOT: __stc_site_
 // OFF: gpu.binary
+
+// A site's /shared variant may ask for more than 48 KiB of shared memory
+// (here 260 KiB: A 2x128x132 and B 2x128x128 floats): whether the device
+// allows it is decided at launch (runtime/gpu.c opts in above 48 KiB; over
+// the device's limit the launch is refused and the trial runner rejects the
+// variant with that note: tools/gpu/device-run.sh's launch-failure
+// program).
+// BIG-LABEL: llvm.func @__stc_site_rows_linalg_matmul_{{[0-9a-f]+}}__gpu_b128x128_t8x8_k128_shared(
+// BIG: %[[SMEM:.*]] = llvm.mlir.constant(266240 : i32) : i32
+// BIG: gpu.launch_func {{.*}}__gpu_b128x128_t8x8_k128_shared_kernel::{{.*}} dynamic_shared_memory_size %[[SMEM]]

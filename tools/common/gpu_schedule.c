@@ -95,8 +95,8 @@ typedef struct shared_geometry {
   long bytes;          /* workgroup memory (two buffers of each tile) */
 } shared_geometry;
 
-static bool shared_geometry_of(const stc_gpu_schedule *s, shared_geometry *g, char *why,
-                               size_t why_size) {
+static bool shared_geometry_of(const stc_gpu_schedule *s, shared_geometry *g,
+                               long max_bytes, char *why, size_t why_size) {
   g->ty = s->bm / s->tm, g->tx = s->bn / s->tn, g->threads = g->tx * g->ty;
   g->vm = vector_width(s->tm), g->vn = vector_width(s->tn);
   g->va = copy_width(s->bk, s->bm * s->bk, g->threads);
@@ -112,17 +112,19 @@ static bool shared_geometry_of(const stc_gpu_schedule *s, shared_geometry *g, ch
   }
   g->pa = s->bm * s->bk / g->va / g->threads;
   g->pb = s->bk * s->bn / g->vb / g->threads;
-  if (g->bytes > 48 * 1024) {
-    snprintf(why, why_size, "/shared: %ld bytes of shared memory (at most 48 KiB)",
-             g->bytes);
+  if (g->bytes > max_bytes) {
+    snprintf(why, why_size, "/shared: %ld bytes of shared memory (at most %ld KiB%s)",
+             g->bytes, max_bytes / 1024,
+             max_bytes > 48 * 1024 ? " for a site variant" : "");
     return false;
   }
   return true;
 }
 
 
-bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
-                            size_t why_size) {
+/* A spec whose /shared kernel needs at most max_shared bytes. */
+static bool parse_spec(const char *text, stc_gpu_schedule *out, long max_shared,
+                       char *why, size_t why_size) {
   stc_gpu_schedule s = {0};
   int used = -1;
   int split_used = -1;
@@ -163,10 +165,20 @@ bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
     return false;
   }
   shared_geometry geo;
-  if (s.shared && !shared_geometry_of(&s, &geo, why, why_size))
+  if (s.shared && !shared_geometry_of(&s, &geo, max_shared, why, why_size))
     return false;
   *out = s;
   return true;
+}
+
+bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
+                            size_t why_size) {
+  return parse_spec(text, out, 48 * 1024, why, why_size);
+}
+
+bool stc_gpu_schedule_parse_site(const char *text, stc_gpu_schedule *out, char *why,
+                                 size_t why_size) {
+  return parse_spec(text, out, STC_GPU_SITE_MAX_SHARED, why, why_size);
 }
 
 void stc_gpu_schedule_name(const stc_gpu_schedule *s, char *out, size_t size) {
@@ -788,7 +800,7 @@ static bool replace_with_shared_kernels(MlirOperation func, const stc_gpu_schedu
   MlirContext ctx = mlirOperationGetContext(func);
   char why[256];
   shared_geometry geo;
-  if (!shared_geometry_of(s, &geo, why, sizeof why)) {
+  if (!shared_geometry_of(s, &geo, STC_GPU_SITE_MAX_SHARED, why, sizeof why)) {
     mlirEmitError(mlirOperationGetLocation(func), why);
     return false;
   }

@@ -160,7 +160,7 @@ static stc_status site_scripts_make(const char *list, site_scripts *out,
         snprintf(text, sizeof text, CUBLAS_SCRIPT, batch ? "batch_matmul" : "matmul");
         ok = site_scripts_add(out, names[n], strdup(text));
       }
-    } else if (ok && stc_gpu_schedule_parse(item, &schedule, why, sizeof why)) {
+    } else if (ok && stc_gpu_schedule_parse_site(item, &schedule, why, sizeof why)) {
       stc_gpu_schedule_name(&schedule, names[n], 64);
       /* Tiers: the /shared kernels are 2.4-2.7x the register-tiled ones
        * on the H200 (docs/gpu.md), so they are tried first. */

@@ -50,10 +50,20 @@ typedef struct stc_gpu_schedule {
                 * atomic adds; 0 or 1: no split */
 } stc_gpu_schedule;
 
-/* false with a reason in why for a malformed or unusable spec. Blocks of
- * more than 1024 threads parse (their launch fails at run time). */
+/* false with a reason in why for a malformed or unusable spec (more than
+ * 1024 threads per block, or a /shared kernel over 48 KiB of shared
+ * memory: --gpu-schedule's kernel has no fallback). */
 bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
                             size_t why_size);
+/* The same for a --gpu-sites item, whose /shared kernel may take up to
+ * STC_GPU_SITE_MAX_SHARED bytes: the device's limit (48 KiB without
+ * opt-in; 227 KiB on sm_90, 163 on sm_80, 99 on sm_86/89) is only known
+ * where the PTX runs, and a site's variant the device cannot launch is
+ * rejected there with the launch failure as its note (the runtime opts in
+ * above 48 KiB). */
+#define STC_GPU_SITE_MAX_SHARED (1024L * 1024)
+bool stc_gpu_schedule_parse_site(const char *text, stc_gpu_schedule *out, char *why,
+                                 size_t why_size);
 /* "gpu_b64x64_t4x4_k8" */
 void stc_gpu_schedule_name(const stc_gpu_schedule *schedule, char *out, size_t size);
 /* stc-gpu-schedule (on tensors) and stc-gpu-map-forall (after
