@@ -7,9 +7,16 @@
  *      f32, and returns nothing: tools/gpu/matmul.mlir.in).
  * Out: CSV on stdout, one line per (shape, variant):
  *      m,k,n,variant,block,ms,gflops,max_rel_err_vs_cublas,status
- *      ms is the CUDA-event time of one complete call (median of the timed
- *      repetitions, after one warm-up), on the legacy default stream, which
- *      every runtime stream synchronizes with. The error is each variant's
+ *      ms is the CUDA-event time of one complete call, on the legacy
+ *      default stream, which every runtime stream synchronizes with: the
+ *      median of `reps` samples, each a batch of back-to-back calls between
+ *      one event pair lasting at least 1 ms (batch sized by one timed call
+ *      after a warm-up call; at most 256 calls), divided by the batch. A
+ *      compiled variant's call is complete when it returns (it waits for
+ *      its stream); a cuBLAS call is not (the host does not wait), as when
+ *      a site's cuBLAS variant runs. L2 is warm for every variant alike.
+ *      One event pair around a single 20-70 us call had measured the same
+ *      kernel 4% apart in two places of one run (docs/gpu.md). The error is each variant's
  *      C (from C = 0) against cuBLAS's, max |x - y| / (|y| + 0.01 max|y|):
  *      the summation orders differ, so elements near 0 get a scale term.
  * A variant labelled "pick" is a GPU dispatch site (--target=cuda's
@@ -56,25 +63,42 @@ static stc_rt_memref2 descriptor(float *p, int64_t rows, int64_t cols) {
   return (stc_rt_memref2){p, p, 0, {rows, cols}, {cols, 1}};
 }
 
-/* Median ms of `reps` calls (one warm-up first); cublas when fn is NULL. */
+static void call(matmul_fn fn, stc_rt_memref2 *a, stc_rt_memref2 *b,
+                 stc_rt_memref2 *c) {
+  if (fn)
+    fn(a, b, c);
+  else
+    _mlir_ciface_stc_rt_cublas_matmul_f32(a, b, c);
+}
+
+/* Event-timed ms of `calls` back-to-back calls, per call; -1 on failure. */
+static double time_batch(matmul_fn fn, stc_rt_memref2 *a, stc_rt_memref2 *b,
+                         stc_rt_memref2 *c, int calls, stc_rt_gpu_timer *timer) {
+  double ms = 0;
+  if (stc_rt_gpu_timer_start(timer, NULL) != STC_OK)
+    return -1;
+  for (int i = 0; i < calls; i++)
+    call(fn, a, b, c);
+  if (stc_rt_gpu_timer_stop(timer, &ms, NULL) != STC_OK)
+    return -1;
+  return ms / calls;
+}
+
+/* Median ms per call of `reps` batched samples (see the header); cuBLAS
+ * when fn is NULL. */
 static double time_calls(matmul_fn fn, stc_rt_memref2 *a, stc_rt_memref2 *b,
                          stc_rt_memref2 *c, int reps, stc_rt_gpu_timer *timer) {
   double samples[32];
   if (reps > 32)
     reps = 32;
-  for (int r = -1; r < reps; r++) {
-    if (r >= 0)
-      stc_rt_gpu_timer_start(timer, NULL);
-    if (fn)
-      fn(a, b, c);
-    else
-      _mlir_ciface_stc_rt_cublas_matmul_f32(a, b, c);
-    double ms = 0;
-    if (r >= 0 && stc_rt_gpu_timer_stop(timer, &ms, NULL) == STC_OK)
-      samples[r] = ms;
-    else if (r >= 0)
+  call(fn, a, b, c); /* warm-up */
+  double one = time_batch(fn, a, b, c, 1, timer);
+  if (one < 0)
+    return -1;
+  int batch = one >= 1.0 ? 1 : one <= 1.0 / 256 ? 256 : (int)ceil(1.0 / one);
+  for (int r = 0; r < reps; r++)
+    if ((samples[r] = time_batch(fn, a, b, c, batch, timer)) < 0)
       return -1;
-  }
   qsort(samples, (size_t)reps, sizeof *samples, compare_double);
   return samples[reps / 2];
 }
@@ -134,7 +158,7 @@ int main(void) {
     stc_rt_memref2 da = descriptor(a, m, k), db = descriptor(b, k, n),
                    dc = descriptor(c, m, n), dref = descriptor(c_ref, m, n);
     double flops = 2.0 * (double)m * (double)n * (double)k;
-    int reps = flops >= 1e11 ? 3 : flops >= 1.6e10 ? 5 : 10;
+    int reps = flops >= 1e11 ? 3 : flops >= 1.6e10 ? 5 : 9;
     double max_ref = 0;
     /* C starts non-zero: every kernel computes C += A B (split-K adds its
      * partial sums into C atomically; a site's trials restore C first). */
