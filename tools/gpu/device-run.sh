@@ -15,6 +15,10 @@
 #   examples/<name>.cpu.out  what the CPU build (--target=cpu, AOT, tuned)
 #                          prints: the expected output;
 #   examples/mlp.cubin.cuda  mlp with --gpu-format=bin (cubin from ptxas);
+#   examples/launch_failure{,.cubin}.cuda  tools/gpu/launch_failure.mlir
+#                          with --gpu-sites=$launch_failure_sites (PTX, and
+#                          a cubin): a site variant whose launch the device
+#                          refuses (260 KiB of shared memory per block);
 #   bin/matmul_bench       f32 matmul kernels for each $STC_BENCH_SHAPES
 #                          entry MxKxN (A is MxK; default: squares 256 to
 #                          8192, the transformer example's and BERT/GPT/ViT
@@ -32,15 +36,21 @@
 #   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
 #   reference.csv (tools/gpu/triton_matmul.py: torch.matmul f32 with TF32
 #   off, a cross-check of cuBLAS, and an autotuned f32 Triton matmul),
+#   table.csv (tools/gpu/gpu_table.py --full: one row per shape, with the
+#   device, driver, date and command in its header),
 #   test_gpu.log, device.txt (nvidia-smi), sanitizer.log (compute-sanitizer
 #   memcheck on every example: out-of-bounds and freed-memory accesses; no
 #   leak check, since constants' device copies live until exit). Exit 0 when every example
-#   matched, the sanitizer found nothing and every kernel was right.
+#   matched, the sanitizer found nothing, every kernel was right and the
+#   launch_failure programs rejected their unlaunchable variant with the
+#   device's note.
 #
 # Environment (build): STC_BUILD (default build/gpu: bin/stc-opt,
 #   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90).
 # Environment (run): STC_DEVICE_QUICK=1 skips compute-sanitizer and the
-#   torch/Triton reference (device time); matmul.err also gets the tuning
+#   torch/Triton reference (device time); STC_DEVICE_SANITIZER=off skips
+#   compute-sanitizer only (then table.csv takes sanitizer.log's place in
+#   the device tool's 8 files); matmul.err also gets the tuning
 #   reports of the bench's sites and a second process's cache hits.
 set -uo pipefail
 default_shapes="256x256x256 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192
@@ -51,6 +61,9 @@ default_variants="16,16:inner-x 32,32:inner-x 8,32:inner-x 16,16:outer-x
   s:128x128/4x8/k8/shared s:128x64/8x4/k16/shared s:64x64/4x4/k16/shared
   s:32x32/2x2/k16/shared s:64x64/4x4/k16/shared/split4 s:32x64/2x4/k16/shared/split4
   pick"
+# The first needs 266240 bytes of shared memory per block (227 KiB is
+# sm_90's limit): its launch is refused wherever it runs.
+launch_failure_sites="128x128/8x8/k128/shared,64x64/4x4/k16/shared,cublas"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
@@ -66,7 +79,8 @@ build() {
   cp -L /lib/x86_64-linux-gnu/libyaml-0.so.2 "$bundle/lib/" 2>/dev/null || true
   cp "$stc_build/bin/test_gpu" "$bundle/bin/"
   cp "$stc_build/bin/test_trial_gpu" "$bundle/bin/"
-  cp "$root/test/e2e/compare-outputs.py" "$here/device-run.sh" "$here/triton_matmul.py" "$bundle/"
+  cp "$root/test/e2e/compare-outputs.py" "$here/device-run.sh" "$here/triton_matmul.py" \
+    "$here/gpu_table.py" "$bundle/"
   local rt=$bundle/lib/libstc_rt.so
   local link=(-Wl,-rpath,'$ORIGIN/../lib' -lm -lpthread)
   cc -O2 -c -o "$bundle/obj/print_memref.o" "$here/print_memref.c"
@@ -91,13 +105,30 @@ MAIN
     PATH=$stc_build/bin:$PATH "$root/test/e2e/aot-build.sh" "$model" "$bundle/obj/$name.cpu"
     STC_CACHE_DIR=$cpu_cache "$bundle/obj/$name.cpu" > "$bundle/examples/$name.cpu.out"
   done
-  rm -rf "$cpu_cache"
   "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-format=bin --emit=obj \
     "$root/examples/mlp.mlir" -o "$bundle/obj/mlp.cubin.o"
   objcopy --redefine-sym main=__stc_aot_entry "$bundle/obj/mlp.cubin.o"
   cc -o "$bundle/examples/mlp.cubin.cuda" "$bundle/obj/main.c" "$bundle/obj/mlp.cubin.o" \
     "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
   cp "$bundle/examples/mlp.cpu.out" "$bundle/examples/mlp.cubin.cpu.out"
+  # A site variant the device cannot launch (PTX and cubin: ptxas accepts
+  # it, the dynamic shared memory size is the launch's).
+  local format
+  for format in isa bin; do
+    local lf=launch_failure
+    [[ $format == bin ]] && lf=launch_failure.cubin
+    "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-format=$format \
+      --gpu-sites="$launch_failure_sites" --emit=obj "$here/launch_failure.mlir" \
+      -o "$bundle/obj/$lf.o" 2> /dev/null
+    objcopy --redefine-sym main=__stc_aot_entry "$bundle/obj/$lf.o"
+    cc -o "$bundle/examples/$lf.cuda" "$bundle/obj/main.c" "$bundle/obj/$lf.o" \
+      "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
+  done
+  PATH=$stc_build/bin:$PATH "$root/test/e2e/aot-build.sh" "$here/launch_failure.mlir" \
+    "$bundle/obj/launch_failure.cpu" 2> /dev/null
+  STC_CACHE_DIR=$cpu_cache "$bundle/obj/launch_failure.cpu" > "$bundle/examples/launch_failure.cpu.out"
+  cp "$bundle/examples/launch_failure.cpu.out" "$bundle/examples/launch_failure.cubin.cpu.out"
+  rm -rf "$cpu_cache"
   # The matmul bench: one object per (shape, block tile, mapping).
   local header=$bundle/obj/matmul_variants.h objects=()
   : > "$header"
@@ -191,6 +222,12 @@ run() {
     else
       status=CRASH
     fi
+    # The unlaunchable variant: rejected with the device's note, the output
+    # still right (the status above).
+    if [[ $name == launch_failure* && $status == match ]] &&
+       ! grep -q "rejected: variant 'gpu_b128x128_t8x8_k128_shared' failed on the GPU: .*266240 bytes of shared memory" "$out/$name.err"; then
+      status=NOT-REJECTED
+    fi
     end=$(date +%s.%N)
     echo "$name,$status,$(python3 -c "print(round($end - $start, 3))"),$(head -c 300 "$out/$name.err" | tr '\n,' '; ')" \
       >> "$out/examples.csv"
@@ -205,7 +242,7 @@ run() {
   # in the CUDA toolkit; skipped where it is missing).
   local sanitizer
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  if [[ -x $sanitizer && -z ${STC_DEVICE_QUICK:-} ]]; then
+  if [[ -x $sanitizer && -z ${STC_DEVICE_QUICK:-} && ${STC_DEVICE_SANITIZER:-on} != off ]]; then
     for exe in "$bundle"/examples/*.cuda; do
       echo "== $(basename "$exe" .cuda)"
       timeout 120 "$sanitizer" --tool memcheck --print-limit 10 "$exe" 2>&1 \
@@ -244,8 +281,20 @@ run() {
   [[ -n ${STC_DEVICE_QUICK:-} ]] ||
     python3 "$bundle/triton_matmul.py" ${STC_BENCH_SHAPES:-$default_shapes} > "$out/reference.csv" \
       2>> "$out/matmul.err" || true
+  # The per-shape table, with where and when it was measured.
+  local device driver reference=()
+  [[ -s $out/reference.csv ]] && reference=("$out/reference.csv")
+  device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
+  python3 "$bundle/gpu_table.py" --full \
+    --comment "device: ${device:-unknown}, driver ${driver:-unknown}; $(grep -m1 '^matmul_bench: ' "$out/matmul.err")" \
+    --comment "date: $(date -u '+%Y-%m-%d %H:%M UTC')" \
+    --comment "command: tools/gpu/device-run.sh run (STC_DEVICE_QUICK=${STC_DEVICE_QUICK:-} STC_DEVICE_SANITIZER=${STC_DEVICE_SANITIZER:-on} STC_TUNE_READBACK_LIMIT=$STC_TUNE_READBACK_LIMIT); bundle built with STC_BENCH_SHAPES=${STC_BENCH_SHAPES:-default} STC_BENCH_VARIANTS=${STC_BENCH_VARIANTS:-default}" \
+    --comment "GFLOP/s, f32, TF32 off; best of all = generated kernels and cuBLAS (Triton informational); pick = the GPU dispatch site's winner called through its dispatch" \
+    "$out/matmul.csv" "${reference[@]}" > "$out/table.csv" 2>> "$out/matmul.err" || true
   cat "$out/examples.csv" "$out/matmul.csv"
   [[ -e $out/reference.csv ]] && cat "$out/reference.csv"
+  cat "$out/table.csv"
   echo "device-run.sh: $failures failure(s)"
   [[ $failures -eq 0 ]]
 }
