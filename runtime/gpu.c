@@ -333,6 +333,18 @@ static const stc_cu_api *ready_for(const char *what) {
   return api;
 }
 
+/* Device copies of constants (stc_rt_gpu_constant), by host address. */
+typedef struct constant_copy {
+  uintptr_t host;
+  uint64_t bytes;
+  uintptr_t device;
+} constant_copy;
+static struct {
+  pthread_mutex_t lock;
+  constant_copy *copies;
+  size_t count, capacity;
+} g_constants = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
 void stc_rt__gpu_reset(void) {
   pthread_mutex_lock(&g_lock);
   memset(&g_gpu, 0, sizeof g_gpu);
@@ -346,6 +358,9 @@ void stc_rt__gpu_reset(void) {
   pthread_mutex_lock(&g_streams.lock);
   g_streams.count = 0;
   pthread_mutex_unlock(&g_streams.lock);
+  pthread_mutex_lock(&g_constants.lock);
+  g_constants.count = 0; /* the copies went with the context's state */
+  pthread_mutex_unlock(&g_constants.lock);
   pthread_mutex_lock(&g_last.lock);
   g_last.status = STC_OK;
   g_last.message[0] = 0;
@@ -741,6 +756,57 @@ void mgpuEventRecord(void *event, void *stream) {
   const stc_cu_api *api = stc_rt__gpu_ready();
   if (api && event)
     stc_rt__gpu_check(api->event_record(event, stream), "cuEventRecord");
+}
+
+/* ---- constants ---- */
+
+/* One device copy per (host address, size) for the whole process, made on
+ * first use, never freed (a constant lives as long as the program). The
+ * table is searched linearly: a model has tens to hundreds of constants
+ * and each memref.get_global execution looks one up once. */
+uintptr_t stc_rt_gpu_constant(uintptr_t host, uint64_t bytes) {
+  if (!host || bytes == 0)
+    return 0;
+  pthread_mutex_lock(&g_constants.lock);
+  uintptr_t device = 0;
+  for (size_t i = 0; i < g_constants.count && !device; i++)
+    if (g_constants.copies[i].host == host && g_constants.copies[i].bytes == bytes)
+      device = g_constants.copies[i].device;
+  if (!device && g_constants.count == g_constants.capacity) {
+    size_t capacity = g_constants.capacity ? 2 * g_constants.capacity : 64;
+    constant_copy *grown =
+        realloc(g_constants.copies, capacity * sizeof *grown);
+    if (grown) {
+      g_constants.copies = grown;
+      g_constants.capacity = capacity;
+    }
+  }
+  if (!device) {
+    void *p = NULL;
+    stc_error err;
+    stc_error_clear(&err);
+    /* A failure is recorded by the GPU layer; 0 is returned (launches on
+     * it are then skipped like any without a device) and nothing cached. */
+    if (stc_rt_gpu_alloc((size_t)bytes, &p, &err) == STC_OK && p &&
+        stc_rt_gpu_copy(p, (const void *)host, (size_t)bytes, &err) == STC_OK) {
+      device = (uintptr_t)p;
+      if (g_constants.count < g_constants.capacity)
+        g_constants.copies[g_constants.count++] =
+            (constant_copy){host, bytes, device};
+      /* else: out of host memory for the table; this copy is not shared */
+    } else if (p) {
+      stc_rt_gpu_free(p);
+    }
+  }
+  pthread_mutex_unlock(&g_constants.lock);
+  return device;
+}
+
+size_t stc_rt_gpu_constant_count(void) {
+  pthread_mutex_lock(&g_constants.lock);
+  size_t count = g_constants.count;
+  pthread_mutex_unlock(&g_constants.lock);
+  return count;
 }
 
 /* ---- mgpu*: memory ---- */

@@ -254,6 +254,7 @@ static const stc_rt_symbol g_symbols[] = {
     {"mgpuMemHostRegister", (void *)mgpuMemHostRegister},
     {"mgpuMemHostUnregister", (void *)mgpuMemHostUnregister},
     {"mgpuSetDefaultDevice", (void *)mgpuSetDefaultDevice},
+    {"stc_rt_gpu_constant", (void *)stc_rt_gpu_constant},
     {"_mlir_ciface_stc_rt_cublas_matmul_f32", (void *)_mlir_ciface_stc_rt_cublas_matmul_f32},
     {"_mlir_ciface_stc_rt_cublas_batch_matmul_f32",
      (void *)_mlir_ciface_stc_rt_cublas_batch_matmul_f32},

@@ -127,6 +127,17 @@ void mgpuMemHostRegister(void *pointer, uint64_t size_bytes);
 void mgpuMemHostUnregister(void *pointer);
 void mgpuSetDefaultDevice(int32_t device);
 
+/* The device copy of a constant (memref.get_global of a constant global
+ * that kernels read, stc-gpu-host-memory): host is its address, bytes its
+ * size. The first call for a (host, bytes) allocates and copies; every
+ * later one returns the same copy, so a model called in a loop makes one
+ * device copy per constant per process (freed with the process). 0 when
+ * the copy cannot be made (no device: the failure is recorded and warned
+ * like any other). Thread-safe. */
+uintptr_t stc_rt_gpu_constant(uintptr_t host, uint64_t bytes);
+/* Constants copied so far (tests). */
+size_t stc_rt_gpu_constant_count(void);
+
 /* ---- cuBLAS (runtime/cublas.c) ----
  * libcublas.so.13, .so.12 or .so ($STC_CUBLAS_LIBRARY when set) is opened
  * on first use; STC_CUBLAS=off loads nothing. The entry points compute

@@ -106,6 +106,10 @@ STC_TEST(gpu_mgpu_calls_without_driver_fail_softly) {
   STC_CHECK(timer == NULL);
   stc_rt_gpu_timer_destroy(NULL);
   STC_CHECK_EQ_INT(stc_rt_gpu_free(NULL), STC_OK);
+  /* A constant's device copy: none, nothing cached (0 and no crash). */
+  STC_CHECK(stc_rt_gpu_constant((uintptr_t)host, sizeof host) == 0);
+  STC_CHECK(stc_rt_gpu_constant(0, 16) == 0);
+  STC_CHECK_EQ_INT((int)stc_rt_gpu_constant_count(), 0);
 }
 
 STC_TEST(gpu_cublas_entry_points_without_gpu_compute_nothing) {
@@ -127,7 +131,7 @@ STC_TEST(gpu_symbols_are_registered_for_jit_hosts) {
   static const char *const wanted[] = {
       "mgpuModuleLoad", "mgpuModuleLoadJIT", "mgpuLaunchKernel",
       "mgpuStreamCreate", "mgpuMemAlloc", "mgpuMemcpy", "mgpuMemset32",
-      "_mlir_ciface_stc_rt_cublas_matmul_f32"};
+      "_mlir_ciface_stc_rt_cublas_matmul_f32", "stc_rt_gpu_constant"};
   for (size_t w = 0; w < sizeof wanted / sizeof *wanted; w++) {
     bool found = false;
     for (size_t i = 0; i < count; i++)
@@ -190,6 +194,26 @@ STC_TEST(gpu_memory_copies_and_memset_round_trip) {
   mgpuMemFree(device, stream);
   mgpuStreamDestroy(stream);
   STC_CHECK_EQ_INT(stc_rt_gpu_synchronize(NULL), STC_OK);
+}
+
+/* One device copy per constant per process (stc-gpu-host-memory's
+ * memref.get_global of a constant). */
+STC_TEST(gpu_constant_is_copied_once) {
+  require_gpu();
+  static const float weights[300] = {1, 2, 3, [299] = 7};
+  static const float other[4] = {5, 6, 7, 8};
+  uintptr_t first = stc_rt_gpu_constant((uintptr_t)weights, sizeof weights);
+  STC_CHECK(first != 0);
+  STC_CHECK(stc_rt_gpu_constant((uintptr_t)weights, sizeof weights) == first);
+  uintptr_t second = stc_rt_gpu_constant((uintptr_t)other, sizeof other);
+  STC_CHECK(second != 0 && second != first);
+  STC_CHECK(stc_rt_gpu_constant((uintptr_t)weights, sizeof weights) == first);
+  STC_CHECK_EQ_INT((int)stc_rt_gpu_constant_count(), 2);
+  float back[300];
+  STC_CHECK_EQ_INT(stc_rt_gpu_copy(back, (void *)first, sizeof back, NULL), STC_OK);
+  STC_CHECK(memcmp(back, weights, sizeof back) == 0);
+  STC_CHECK_EQ_INT(stc_rt_gpu_copy(back, (void *)second, sizeof other, NULL), STC_OK);
+  STC_CHECK(memcmp(back, other, sizeof other) == 0);
 }
 
 STC_TEST(gpu_streams_are_reused) {

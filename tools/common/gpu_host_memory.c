@@ -24,9 +24,12 @@
  * gpu.memcpy: that is an error with the op's location, never a silent host
  * access to device memory.
  *
- * Not done yet (docs/gpu.md): freeing constants' device copies, and keeping
- * host loops that touch device memory on the device (each host access
- * copies the whole root buffer: correct, slow). */
+ * Constants (memref.get_global of a constant global) get one device copy
+ * per process (runtime stc_rt_gpu_constant), not one per execution.
+ *
+ * Not done yet (docs/gpu.md): keeping host loops that touch device memory
+ * on the device (each host access copies the whole root buffer: correct,
+ * slow). */
 #include "tune_pipeline_cuda.h"
 
 #include "stc_passes.h"
@@ -35,6 +38,7 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/AffineMap.h>
 #include <mlir-c/Diagnostics.h>
+#include <mlir-c/Dialect/LLVM.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +164,8 @@ static void to_device_alloc(MlirOperation op) {
   mlirOperationDestroy(op);
 }
 
-/* memref.get_global -> gpu.alloc + gpu.memcpy from the global (host). */
+/* memref.get_global -> gpu.alloc + gpu.memcpy from the global (host): a
+ * fresh copy at every execution, for globals kernels may write. */
 static void global_to_device(MlirOperation op) {
   MlirValue global = result(op);
   MlirType type = mlirValueGetType(global);
@@ -168,6 +173,145 @@ static void global_to_device(MlirOperation op) {
   MlirOperation alloc = after(op, gpu_alloc(loc, type, 0, NULL, 0));
   mlirValueReplaceAllUsesOfWith(global, result(alloc));
   after(alloc, gpu_memcpy(loc, result(alloc), global));
+}
+
+/* Bytes of one element of a memref of `element` (the LLVM lowering's
+ * storage size: i1 takes a byte); 0 for types this does not know. */
+static int64_t element_bytes(MlirType element) {
+  if (mlirTypeIsAIndex(element))
+    return 8;
+  if (mlirTypeIsAInteger(element))
+    return (mlirIntegerTypeGetWidth(element) + 7) / 8;
+  if (mlirTypeIsAFloat(element))
+    return (mlirFloatTypeGetWidth(element) + 7) / 8;
+  return 0;
+}
+
+/* Whether `get_global` reads a constant memref.global (never written). */
+static bool reads_constant(MlirOperation get_global, MlirSymbolTable symbols) {
+  MlirAttribute name = mlirOperationGetAttributeByName(get_global, stc__str("name"));
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAFlatSymbolRef(name))
+    return false;
+  MlirOperation global = mlirSymbolTableLookup(symbols, mlirFlatSymbolRefAttrGetValue(name));
+  return !mlirOperationIsNull(global) && stc__op_is(global, "memref.global") &&
+         !mlirAttributeIsNull(mlirOperationGetAttributeByName(global, stc__str("constant")));
+}
+
+#define CONSTANT_CALLEE "stc_rt_gpu_constant"
+
+static MlirOperation llvm_constant(MlirOperation at, MlirLocation loc, MlirType i64,
+                                   int64_t value) {
+  MlirNamedAttribute attribute = mlirNamedAttributeGet(
+      mlirIdentifierGet(mlirLocationGetContext(loc), stc__str("value")),
+      mlirIntegerAttrGet(i64, value));
+  return before(at, create("llvm.mlir.constant", loc, 0, NULL, 1, &i64, 1, &attribute));
+}
+
+static MlirValue insert_value(MlirOperation at, MlirLocation loc, MlirValue container,
+                              MlirValue value, int n, const int64_t *position) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirNamedAttribute attribute = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, stc__str("position")), mlirDenseI64ArrayGet(ctx, n, position));
+  MlirValue operands[2] = {container, value};
+  MlirType type = mlirValueGetType(container);
+  return result(before(at, create("llvm.insertvalue", loc, 2, operands, 1, &type, 1,
+                                  &attribute)));
+}
+
+/* memref.get_global of a constant -> the process's one device copy of it
+ * (runtime stc_rt_gpu_constant, by the global's host address):
+ *   %p = memref.extract_aligned_pointer_as_index %global
+ *   %d = func.call @stc_rt_gpu_constant(%p, <bytes>) : (index, index) -> index
+ * and a memref descriptor on %d (LLVM dialect: the offset and strides of the
+ * global's identity layout), cast to the global's type. A model called in
+ * a loop then copies each constant once, instead of allocating and copying
+ * it at every call and never freeing it. False (nothing changed) for
+ * types it does not handle: the caller falls back to global_to_device. */
+static bool constant_to_device(MlirOperation op, MlirOperation module,
+                               MlirSymbolTable symbols) {
+  MlirValue global = result(op);
+  MlirType type = mlirValueGetType(global);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirContext ctx = mlirLocationGetContext(loc);
+  int64_t rank = mlirShapedTypeGetRank(type), elements = 1;
+  int64_t bytes = element_bytes(mlirShapedTypeGetElementType(type));
+  if (!bytes || rank > 8 || !mlirShapedTypeHasStaticShape(type) ||
+      !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(type)))
+    return false;
+  MlirAttribute layout = mlirMemRefTypeGetLayout(type);
+  if (!mlirAttributeIsNull(layout) &&
+      !(mlirAttributeIsAAffineMap(layout) &&
+        mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))))
+    return false;
+  int64_t sizes[8], strides[8];
+  for (int64_t d = 0; d < rank; d++)
+    sizes[d] = mlirShapedTypeGetDimSize(type, d), elements *= sizes[d];
+  for (int64_t d = rank, stride = 1; d-- > 0;)
+    strides[d] = stride, stride *= sizes[d];
+  if (elements == 0)
+    return false;
+  char text[256];
+  if (rank)
+    snprintf(text, sizeof text,
+             "!llvm.struct<(ptr, ptr, i64, array<%lld x i64>, array<%lld x i64>)>",
+             (long long)rank, (long long)rank);
+  else
+    snprintf(text, sizeof text, "!llvm.struct<(ptr, ptr, i64)>");
+  MlirType descriptor = mlirTypeParseGet(ctx, stc__str(text));
+  MlirType ptr = mlirTypeParseGet(ctx, stc__str("!llvm.ptr"));
+  if (mlirTypeIsNull(descriptor) || mlirTypeIsNull(ptr))
+    return false;
+  MlirOperation callee = mlirSymbolTableLookup(symbols, stc__str(CONSTANT_CALLEE));
+  if (mlirOperationIsNull(callee)) {
+    callee = mlirOperationCreateParse(
+        ctx, stc__str("func.func private @" CONSTANT_CALLEE "(index, index) -> index"),
+        stc__str("stc-gpu-host-memory"));
+    if (mlirOperationIsNull(callee))
+      return false;
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+    mlirBlockInsertOwnedOperation(body, 0, callee);
+    mlirSymbolTableInsert(symbols, callee);
+  }
+  MlirOperation next = mlirOperationGetNextInBlock(op);
+  MlirType index = mlirIndexTypeGet(ctx), i64 = mlirIntegerTypeGet(ctx, 64);
+  MlirValue host = result(before(next, create("memref.extract_aligned_pointer_as_index",
+                                              loc, 1, &global, 1, &index, 0, NULL)));
+  MlirNamedAttribute value = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, stc__str("value")), mlirIntegerAttrGet(index, elements * bytes));
+  MlirValue size = result(before(next, create("arith.constant", loc, 0, NULL, 1, &index,
+                                              1, &value)));
+  MlirNamedAttribute target = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, stc__str("callee")),
+      mlirFlatSymbolRefAttrGet(ctx, stc__str(CONSTANT_CALLEE)));
+  MlirValue args[2] = {host, size};
+  MlirValue device = result(before(next, create("func.call", loc, 2, args, 1, &index, 1,
+                                                &target)));
+  MlirValue word = result(before(next, create("arith.index_cast", loc, 1, &device, 1,
+                                              &i64, 0, NULL)));
+  MlirValue pointer = result(before(next, create("llvm.inttoptr", loc, 1, &word, 1, &ptr,
+                                                 0, NULL)));
+  MlirValue d = result(before(next, create("llvm.mlir.undef", loc, 0, NULL, 1,
+                                           &descriptor, 0, NULL)));
+  int64_t position[2] = {0, 0};
+  d = insert_value(next, loc, d, pointer, 1, position);
+  position[0] = 1;
+  d = insert_value(next, loc, d, pointer, 1, position);
+  position[0] = 2;
+  d = insert_value(next, loc, d, result(llvm_constant(next, loc, i64, 0)), 1, position);
+  for (int64_t k = 0; k < rank; k++) {
+    position[0] = 3, position[1] = k;
+    d = insert_value(next, loc, d, result(llvm_constant(next, loc, i64, sizes[k])), 2,
+                     position);
+    position[0] = 4;
+    d = insert_value(next, loc, d, result(llvm_constant(next, loc, i64, strides[k])), 2,
+                     position);
+  }
+  MlirOperation cast = before(next, create("builtin.unrealized_conversion_cast", loc, 1,
+                                           &d, 1, &type, 0, NULL));
+  /* Every use but the pointer extraction above reads the device copy. */
+  MlirOperation extract = mlirOpResultGetOwner(host);
+  mlirValueReplaceAllUsesExcept(global, result(cast), 1, &extract);
+  return true;
 }
 
 static bool identity_layout(MlirType type) {
@@ -331,7 +475,8 @@ static void run(MlirOperation module, MlirExternalPass pass, void *state) {
       mlirOperationDestroy(op);
       ops.ops[i] = (MlirOperation){NULL};
     } else if (stc__op_is(op, "memref.get_global")) {
-      global_to_device(op);
+      if (!reads_constant(op, symbols) || !constant_to_device(op, module, symbols))
+        global_to_device(op);
     } else if (stc__op_is(op, "memref.copy") &&
                identity_layout(mlirValueGetType(mlirOperationGetOperand(op, 0))) &&
                identity_layout(mlirValueGetType(mlirOperationGetOperand(op, 1)))) {
@@ -369,7 +514,9 @@ static const stc_pass_spec spec = {
 static _Alignas(8) const char type_id_anchor[8];
 
 MlirPass stc_gpu_host_memory_pass_create(void) {
-  static const stc_pass_def def = {&spec, "StcGpuHostMemory", type_id_anchor,
-                                   NULL, 0, run, NULL, NULL};
+  /* llvm: constants' device copies are descriptors built in LLVM ops. */
+  MlirDialectHandle dialects[] = {mlirGetDialectHandle__llvm__()};
+  stc_pass_def def = {&spec, "StcGpuHostMemory", type_id_anchor,
+                      dialects, 1, run, NULL, NULL};
   return stc__create_pass(&def, NULL);
 }

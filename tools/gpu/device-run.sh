@@ -31,6 +31,9 @@
 #                          first call; the others are built with
 #                          --gpu-sites=off), and cuBLAS on the same buffers;
 #   bin/test_trial_gpu     the GPU trial runner's unit tests;
+#   bin/constant_loop      tools/gpu/constant_loop.c: a function with a
+#                          1 MiB constant called 1000 times (device memory
+#                          must not grow: one copy per constant);
 #   compare-outputs.py, device-run.sh.
 # run: writes into OUTDIR: examples.csv (name,status,seconds), one
 #   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
@@ -129,6 +132,11 @@ MAIN
   STC_CACHE_DIR=$cpu_cache "$bundle/obj/launch_failure.cpu" > "$bundle/examples/launch_failure.cpu.out"
   cp "$bundle/examples/launch_failure.cpu.out" "$bundle/examples/launch_failure.cubin.cpu.out"
   rm -rf "$cpu_cache"
+  # A constant's device copy, once per process.
+  "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --gpu-sites=off --emit=obj \
+    "$here/constant_loop.mlir" -o "$bundle/obj/constant_loop.o" 2> /dev/null
+  cc -O2 -I"$root/include" -o "$bundle/bin/constant_loop" "$here/constant_loop.c" \
+    "$bundle/obj/constant_loop.o" "$rt" "${link[@]}" -ldl
   # The matmul bench: one object per (shape, block tile, mapping).
   local header=$bundle/obj/matmul_variants.h objects=()
   : > "$header"
@@ -233,6 +241,12 @@ run() {
       >> "$out/examples.csv"
     [[ $status == match ]] || failures=$((failures + 1))
   done
+  # Constants: one device copy per process, however often the function runs.
+  rc=0
+  "$bundle/bin/constant_loop" 1000 > "$out/constant_loop.out" 2> "$out/constant_loop.err" || rc=$?
+  echo "constant_loop,$([[ $rc == 0 ]] && echo match || echo "FAILED($rc)"),0,$(tr '\n,' '; ' < "$out/constant_loop.out")" \
+    >> "$out/examples.csv"
+  [[ $rc == 0 ]] || failures=$((failures + 1))
   # One log of everything per example (the 8-file limit of what comes back).
   for f in "$out"/*.out "$out"/*.err "$out"/*.cmp; do
     [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
