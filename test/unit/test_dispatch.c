@@ -1028,7 +1028,7 @@ STC_TEST(trial_runner_compares_with_tolerance_and_read_back_limit) {
   void *desc[3] = {&p.ma, &p.mb, &p.mc};
   STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
                                  sizeof message) == STC_OK);
-  stc_tolerance tol = {1e-4, 1e-3, 1u << 20};
+  stc_tolerance tol = {1e-4, 1e-3, 1u << 20, 0, 1e-2};
   stc_rt__comparison c;
   STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, FAST, &tol, &c) == STC_OK);
   STC_CHECK(c.supported);
