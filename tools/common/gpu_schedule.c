@@ -151,8 +151,7 @@ bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
        (sscanf(text + used + 7, "/split%d%n", &s.split, &split_used) != 1 ||
         split_used < 0 || text[used + 7 + split_used]))) {
     snprintf(why, why_size,
-             "expected BMxBN/TMxTN/kBK[/shared[/splitS]] or BMxBN/WMxWN/kBK/tf32, e.g. "
-             "64x64/4x4/k8");
+             "expected BMxBN/TMxTN/kBK[/shared[/splitS]], e.g. 64x64/4x4/k8");
     return false;
   }
   s.shared = text[used] != 0;
