@@ -11,7 +11,8 @@
  *     (WM/16)(WN/8) m16n8k8 tiles per warp, their accumulators loop-carried
  *     f32 values in the PTX ISA's C fragment layout;
  *   - the A (BM x BK, row-major, rows padded by 4 floats) and B (BK x BN,
- *     rows padded by 8) k-tiles double-buffered in dynamic shared memory,
+ *     rows padded by 8) k-tiles double-buffered in dynamic shared memory
+ *     (at most 96 KiB: over 48 KiB the runtime's launch opts in),
  *     copied with 128-bit global loads one k step ahead and rounded to TF32
  *     (to nearest, ties away from zero, like cvt.rna.tf32.f32; Inf and NaN
  *     kept) once, when stored to shared memory; the paddings make the
@@ -87,8 +88,11 @@ static bool mma_geometry_of(const stc_gpu_schedule *s, mma_geometry *g, char *wh
   g->pa = a_pieces / g->threads, g->pb = b_pieces / g->threads;
   g->b_offset = 2L * s->bm * g->sa * 4;
   g->bytes = g->b_offset + 2L * s->bk * g->sb * 4;
-  if (g->bytes > 48 * 1024) {
-    snprintf(why, why_size, "/tf32: %ld bytes of shared memory (at most 48 KiB)",
+  /* Over 48 KiB the launch opts in (mgpuLaunchKernel sets the function's
+   * dynamic shared memory limit); every chip with TF32 mma.sync (sm_80 and
+   * later) allows at least 99 KB per block. */
+  if (g->bytes > 96 * 1024) {
+    snprintf(why, why_size, "/tf32: %ld bytes of shared memory (at most 96 KiB)",
              g->bytes);
     return false;
   }
