@@ -18,22 +18,21 @@
 // the runtime tries them only when the policy allows TF32.
 // RUN: stc-opt --tune-hot-paths --target=cuda --gpu-tf32=on %s | FileCheck %s --check-prefix=SITES
 
-func.func @mm(%a: tensor<197x64xf32>, %b: tensor<64x128xf32>, %c: tensor<197x128xf32>) -> tensor<197x128xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x128xf32>)
-                     outs(%c : tensor<197x128xf32>) -> tensor<197x128xf32>
-  return %r : tensor<197x128xf32>
+func.func @mm(%a: tensor<197x64xf32>, %b: tensor<64x256xf32>, %c: tensor<197x256xf32>) -> tensor<197x256xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x256xf32>)
+                     outs(%c : tensor<197x256xf32>) -> tensor<197x256xf32>
+  return %r : tensor<197x256xf32>
 }
 
-// Right after stc-gpu-map-forall: N/64 = 2 by ceil(197/64) = 4 blocks of
+// Right after stc-gpu-map-forall: N/64 = 4 by ceil(197/64) = 4 blocks of
 // 4 warps; 2 x (64x20) + 2 x (16x72) floats of shared memory.
 // CHECK-LABEL: IR Dump After StcGpuMapForall
 // CHECK: func.func @mm(
 // CHECK-SAME: stc.gpu_schedule = "gpu_b64x64_w32x32_k16_tf32"
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[NT:.*]] = arith.constant 128 : index
 // CHECK-DAG: %[[SMEM:.*]] = arith.constant 19456 : i32
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C2]], {{.*}} = %[[C4]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[NT]], {{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C4]], {{.*}} = %[[C4]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[NT]], {{.*}}) dynamic_shared_memory_size %[[SMEM]]
 // CHECK: gpu.dynamic_shared_memory
 // CHECK: memref.view {{.*}} to memref<2x64x20xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2x16x72xf32, #gpu.address_space<workgroup>>
@@ -67,9 +66,9 @@ func.func @mm(%a: tensor<197x64xf32>, %b: tensor<64x128xf32>, %c: tensor<197x128
 // CHECK: arith.cmpi ult, %{{.*}}, %c197
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: vector.from_elements %[[R:.*]]#0, %[[R]]#1 : vector<2xf32>
-// CHECK-NEXT: vector.load %arg2{{.*}} {alignment = 8 : i64} : memref<197x128xf32>, vector<2xf32>
+// CHECK-NEXT: vector.load %arg2{{.*}} {alignment = 8 : i64} : memref<197x256xf32>, vector<2xf32>
 // CHECK-NEXT: arith.addf
-// CHECK-NEXT: vector.store {{.*}}, %arg2{{.*}} {alignment = 8 : i64} : memref<197x128xf32>, vector<2xf32>
+// CHECK-NEXT: vector.store {{.*}}, %arg2{{.*}} {alignment = 8 : i64} : memref<197x256xf32>, vector<2xf32>
 // CHECK: arith.cmpi ult, %{{.*}}, %c197
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: vector.from_elements %[[R]]#2, %[[R]]#3 : vector<2xf32>
@@ -88,9 +87,9 @@ func.func @mm(%a: tensor<197x64xf32>, %b: tensor<64x128xf32>, %c: tensor<197x128
 // SITES-NEXT: ("1\00")
 // SITES-NEXT: ("gpu_cublas\00")
 // SITES-NEXT: ("1\00")
-// SITES-NEXT: ("gpu_b128x128_w64x64_k16_tf32\00")
+// SITES-NEXT: ("gpu_b128x256_w64x64_k16_tf32\00")
 // SITES-NEXT: ("1\00")
-// SITES-NEXT: ("gpu_b128x128_w64x32_k16_tf32\00")
+// SITES-NEXT: ("gpu_b128x128_w64x64_k16_tf32\00")
 // SITES-NEXT: ("1\00")
 // SITES-NEXT: ("gpu_b128x64_w32x32_k16_tf32\00")
 // SITES-NEXT: ("1\00")

@@ -103,11 +103,12 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
   "32x32/2x2/k8"
 
 /* With --gpu-tf32=on: the TF32 tensor-core kernels added to the built-in
- * family, the fastest of bench/results/gpu-tf32.csv (64x64 warp tiles at
- * 2048 and above, 32x32 at 1024 and on skinny shapes; docs/gpu.md "TF32
- * tensor-core variants"). */
+ * family, the fastest of bench/results/gpu-tf32.csv on the H200: 64x64
+ * warp tiles in 128x256 blocks (54 KiB of shared memory) at 2048 and
+ * above, in 128x128 blocks on 4096x768x3072, 32x32 in 128x64 blocks at
+ * 1024 and on the skinny shapes (docs/gpu.md "TF32 tensor-core variants"). */
 #define DEFAULT_TF32_SITES                                                    \
-  "128x128/64x64/k16/tf32,128x128/64x32/k16/tf32,128x64/32x32/k16/tf32"
+  "128x256/64x64/k16/tf32,128x128/64x64/k16/tf32,128x64/32x32/k16/tf32"
 
 #define CUBLAS_SCRIPT                                                          \
   "module attributes {transform.with_named_sequence} {\n"                     \
