@@ -254,6 +254,15 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                   options->gpu_schedule, why);
     return STC_ERR_INVALID;
   }
+  /* TF32 mma.sync needs sm_80 or later (LLVM's NVPTX backend aborts on
+   * the intrinsic for an older chip). */
+  if (options->gpu_tf32 && atoi(chip + 3) < 80) {
+    stc_error_set(err, NULL, 0, 0,
+                  "--gpu-tf32=on needs --gpu-chip sm_80 or later (TF32 tensor-core "
+                  "mma.sync), not %s",
+                  chip);
+    return STC_ERR_INVALID;
+  }
   if (options->gpu_schedule && schedule.tf32 && !options->gpu_tf32) {
     stc_error_set(err, NULL, 0, 0,
                   "invalid --gpu-schedule '%s' (a TF32 tensor-core kernel changes f32 "
