@@ -15,7 +15,8 @@
  *     (transform.loop.hoist_loop_invariant_subsets): the accumulators stay in
  *     registers for the whole reduction, C is read and written once.
  *   The enclosing function gets stc.gpu_tiles = [BM, BN, TM, TN, BK, shared,
- *   split] (read back by stc-gpu-map-forall) and stc.gpu_schedule (its name).
+ *   split, tf32] (read back by stc-gpu-map-forall) and stc.gpu_schedule (its
+ *   name).
  * stc-gpu-map-forall (after bufferization): in each function carrying
  *   stc.gpu_tiles, the block forall becomes a gpu.launch
  *   (transform.gpu.map_forall_to_blocks generate_gpu_launch) and the thread
@@ -43,6 +44,10 @@
  * and tiling them inside keeps C in memory across the barriers.
  * The 128-bit global accesses assume 16-byte aligned buffers (every device
  * allocation is; an identity-layout memref has offset 0).
+ *
+ * /tf32 (BMxBN/WMxWN/kBK/tf32, only with --gpu-tf32=on): placed like /shared
+ * (shared is set too), but the generated kernel is gpu_mma_kernel.c's TF32
+ * tensor-core one (WMxWN: a warp's tile).
  *
  * Without --gpu-schedule nothing changes (the default one-thread-per-element
  * kernels).
