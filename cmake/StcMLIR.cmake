@@ -13,7 +13,7 @@ set(STC_LLVM_LIB_DIR "${LLVM_LIBRARY_DIR}")
 
 set(STC_MLIR_CAPI_COMPONENTS
   RegisterEverything Transforms Conversion Func Arith Linalg SCF MemRef Tensor
-  Vector Bufferization GPU LLVM TransformDialect TransformDialectTransforms
+  Vector Bufferization GPU LLVM NVVM TransformDialect TransformDialectTransforms
   ExecutionEngine Target Interfaces Debug IR)
 
 function(stc_link_mlir target)

@@ -227,6 +227,8 @@ static uint32_t eligibility_code(MlirStringRef name) {
     return STC_RT_ELIGIBLE_BLAS;
   if (ref_is(name, "cublas"))
     return STC_RT_ELIGIBLE_CUBLAS;
+  if (ref_is(name, "tf32"))
+    return STC_RT_ELIGIBLE_TF32;
   return STC_RT_ELIGIBLE_ALWAYS;
 }
 

@@ -154,6 +154,8 @@ typedef struct prepared_schedule {
   MlirOperation entry;  /* the named sequence inside module */
   bool blas;            /* stc.requires = "blas": a vendor-BLAS variant */
   bool cublas;          /* stc.requires = "cublas": a cuBLAS variant */
+  bool tf32;            /* stc.requires = "tf32": a TF32 tensor-core variant
+                           (eligible only where the policy allows TF32) */
   int tier;             /* stc.tier: static cost class, 0 = most promising */
   /* stc.divides = [BM, BN, BK] (GPU schedules): only for static matmul /
    * batch_matmul ops with default maps whose M, N, K these divide. */
@@ -263,6 +265,10 @@ static bool read_requirement(MlirContext ctx, MlirOperation module,
   }
   if (s->builtin && value.length == 6 && memcmp(value.data, "cublas", 6) == 0) {
     out->blas = out->cublas = true; /* generated (--target=cuda) only */
+    return true;
+  }
+  if (s->builtin && value.length == 4 && memcmp(value.data, "tf32", 4) == 0) {
+    out->tf32 = true; /* generated (--target=cuda --gpu-tf32=on) only */
     return true;
   }
   script_error(ctx, module, s, op_line(out->entry), op_column(out->entry),
@@ -689,7 +695,10 @@ static int64_t workspace_bytes(MlirOperation func) {
   return (int64_t)walk.bytes;
 }
 
-static const char *eligibility(stc_schedule_shapes shapes, bool blas, bool cublas) {
+static const char *eligibility(stc_schedule_shapes shapes, bool blas, bool cublas,
+                               bool tf32) {
+  if (tf32)
+    return "tf32"; /* only where the policy allows TF32 results */
   if (cublas)
     return "cublas"; /* only where cuBLAS loads and a device is usable */
   if (blas)
@@ -707,7 +716,7 @@ static const char *eligibility(stc_schedule_shapes shapes, bool blas, bool cubla
 /* One variant built for a site, for the descriptor. */
 typedef struct built_variant {
   const stc_schedule *schedule;
-  bool blas, cublas;
+  bool blas, cublas, tf32;
   char symbol[700];
   int64_t workspace;
 } built_variant;
@@ -763,6 +772,7 @@ static bool try_variant(run_state *state, const site *s, MlirOperation ref,
   out->schedule = schedule;
   out->blas = p->blas;
   out->cublas = p->cublas;
+  out->tf32 = p->tf32;
   out->workspace = workspace_bytes(variant);
   return true;
 }
@@ -833,7 +843,7 @@ static MlirAttribute descriptor(run_state *state, const site *s,
                      ", workspace_bytes = %" PRId64 " : i64, eligibility = \"%s\"}",
                      variants[i].workspace,
                      eligibility(variants[i].schedule->shapes, variants[i].blas,
-                                 variants[i].cublas));
+                                 variants[i].cublas, variants[i].tf32));
   }
   /* The results, for the out-params buffer-results-to-out-params may add
    * (stc-lower-dispatch gives them role output), and whether every shape is

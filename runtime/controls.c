@@ -330,6 +330,15 @@ const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index) {
     return stc_rt__blas_ineligible_reason();
   case STC_RT_ELIGIBLE_CUBLAS:
     return stc_rt__cublas_ineligible_reason();
+  case STC_RT_ELIGIBLE_TF32: {
+    /* The policy in force (the tuner exists: a site is being decided). */
+    const stc_rt_dispatch_config *config = NULL;
+    stc_rt__dispatch_tuner(&config);
+    return config && config->policy.allow_tf32
+               ? NULL
+               : "TF32 variant, not allowed by the policy (f32 results would change "
+                 "within tolerance_tf32; STC_TUNE_ALLOW_TF32=1 allows it)";
+  }
   }
   return "unknown eligibility";
 }
@@ -385,4 +394,14 @@ void stc_rt_dispatch_reports_print(FILE *stream) {
   for (size_t i = 0; i < count; i++)
     stc_rt__report_print(&reports[i], NULL, stream);
   stc_tune_reports_free(reports, count);
+}
+
+const stc_tolerance *stc_rt__variant_tolerance(const stc_rt_site *site, size_t variant,
+                                               const stc_tolerance *base,
+                                               stc_tolerance *storage) {
+  if (!site || variant >= site->num_variants ||
+      site->variants[variant].eligibility != STC_RT_ELIGIBLE_TF32)
+    return base;
+  stc_tolerance_for_tf32(base, storage);
+  return storage;
 }

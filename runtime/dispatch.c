@@ -660,8 +660,11 @@ static void check_all(site_state *s, const workload *w, void *const *desc,
       continue;
     }
     stc_rt__comparison c;
+    stc_tolerance tf32;
     if (stc_rt__trial_compare(trial, site->reference, v,
-                              &config->policy.tolerance, &c) ==
+                              stc_rt__variant_tolerance(site, v, &config->policy.tolerance,
+                                                        &tf32),
+                              &c) ==
         STC_ERR_UNAVAILABLE) {
       reason = stc_rt__ineligible_reason(site, v);
       fprintf(stderr, "stc: check-all: %s [%s] %s: skipped (%s)\n",
@@ -735,8 +738,11 @@ static void recheck(site_state *s, workload *w, int32_t selected,
     uint64_t reference_ns = first == reference ? ns_first : ns_second;
     uint64_t selected_ns = first == reference ? ns_second : ns_first;
     stc_rt__comparison c;
+    stc_tolerance tf32;
     stc_rt__trial_compare(trial, reference, (size_t)selected,
-                          &config->policy.tolerance, &c);
+                          stc_rt__variant_tolerance(site, (size_t)selected,
+                                                    &config->policy.tolerance, &tf32),
+                          &c);
     bool invalidated = false;
     if (c.supported && c.mismatches) {
       stc_tuner_invalidate(tuner, &copy, true); /* now wrong: never again */

@@ -50,6 +50,12 @@ void stc_rt__report_print(const stc_tune_report *report,
 
 /* Why variant `index` of site is ineligible at run time, or NULL. */
 const char *stc_rt__ineligible_reason(const stc_rt_site *site, size_t index);
+/* The tolerance `variant` is validated with: base (the policy's), or for a
+ * TF32 variant (STC_RT_ELIGIBLE_TF32) stc_tolerance_for_tf32(base) written
+ * into *storage. */
+const stc_tolerance *stc_rt__variant_tolerance(const stc_rt_site *site, size_t variant,
+                                               const stc_tolerance *base,
+                                               stc_tolerance *storage);
 
 /* NULL when BLAS variants are eligible, else "vendor BLAS not loaded:
  * <why>" (static storage; blas.c). Decided without loading the library:

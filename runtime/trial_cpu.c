@@ -403,7 +403,8 @@ static bool is_integer(uint32_t element) {
 
 /* Compares candidate value a with reference value b. */
 static void compare_one(const char *a, const char *b, uint32_t element,
-                        const stc_tolerance *tol, stc_rt__comparison *out) {
+                        const stc_tolerance *tol, double allowance,
+                        stc_rt__comparison *out) {
   double error;
   bool ok;
   if (is_integer(element)) {
@@ -420,7 +421,7 @@ static void compare_one(const char *a, const char *b, uint32_t element,
       error = INFINITY;
     } else {
       error = fabs(x - y);
-      ok = error <= tol->absolute + tol->relative * fabs(y);
+      ok = error <= tol->absolute + allowance + tol->relative * fabs(y);
     }
   }
   if (!ok)
@@ -439,17 +440,34 @@ static void compare_arg(const written_arg *w, const char *a, const char *b,
     return;
   view s = view_of(w->scratch_descriptor, w->rank);
   int64_t index[STC_RT__MAX_RANK] = {0};
-  for (uint64_t n = 0; n < w->elements; n++) {
-    int64_t position = s.offset;
-    for (uint32_t d = 0; d < w->rank; d++)
-      position += index[d] * s.strides[d];
-    size_t byte = (size_t)position * w->element_size;
-    compare_one(a + byte, b + byte, w->element, tol, out);
-    for (uint32_t d = w->rank; d-- > 0;) { /* row-major increment */
-      if (++index[d] < s.sizes[d])
-        break;
-      index[d] = 0;
+  /* tol->scaled: an allowance of scaled * mean|reference| per element
+   * (TF32 variants: errors scale with the output, not with each element,
+   * which may be a cancellation near 0). A first pass finds the mean. */
+  double allowance = 0;
+  for (int pass = tol->scaled > 0 && !is_integer(w->element) ? 0 : 1; pass < 2; pass++) {
+    double sum = 0;
+    uint64_t finite = 0;
+    memset(index, 0, sizeof index);
+    for (uint64_t n = 0; n < w->elements; n++) {
+      int64_t position = s.offset;
+      for (uint32_t d = 0; d < w->rank; d++)
+        position += index[d] * s.strides[d];
+      size_t byte = (size_t)position * w->element_size;
+      if (pass == 0) {
+        double y = load_float(b + byte, w->element);
+        if (isfinite(y))
+          sum += fabs(y), finite++;
+      } else {
+        compare_one(a + byte, b + byte, w->element, tol, allowance, out);
+      }
+      for (uint32_t d = w->rank; d-- > 0;) { /* row-major increment */
+        if (++index[d] < s.sizes[d])
+          break;
+        index[d] = 0;
+      }
     }
+    if (pass == 0 && finite)
+      allowance = tol->scaled * (sum / (double)finite);
   }
 }
 
@@ -603,6 +621,8 @@ static stc_status trial_validate(void *user, size_t reference,
                                  size_t message_size) {
   stc_rt__trial *t = user;
   stc_rt__comparison c;
+  stc_tolerance tf32;
+  tolerance = stc_rt__variant_tolerance(t->site, candidate, tolerance, &tf32);
   stc_status status =
       t->gpu ? stc_rt__gpu_trial_compare(t->gpu, reference, candidate,
                                          tolerance, &c, message, message_size)
@@ -619,6 +639,8 @@ static stc_status trial_check_on_call(void *user, size_t reference,
                                       char *message, size_t message_size) {
   stc_rt__trial *t = user;
   stc_rt__comparison c;
+  stc_tolerance tf32;
+  tolerance = stc_rt__variant_tolerance(t->site, candidate, tolerance, &tf32);
   *served = false;
   stc_status status =
       stc_rt__trial_check_on_call(t, reference, candidate, tolerance, &c);

@@ -75,6 +75,10 @@ typedef enum stc_rt_eligibility {
   STC_RT_ELIGIBLE_STATIC_SHAPE = 1, /* only when every dim is as compiled */
   STC_RT_ELIGIBLE_BLAS = 2,         /* only where the vendor BLAS loads */
   STC_RT_ELIGIBLE_CUBLAS = 3,       /* only where cuBLAS loads (rt_gpu.h) */
+  STC_RT_ELIGIBLE_TF32 = 4,         /* a TF32 tensor-core variant: only when
+                                       the policy allows TF32 (allow_tf32,
+                                       STC_TUNE_ALLOW_TF32=1), validated
+                                       with the policy's TF32 tolerance */
 } stc_rt_eligibility;
 
 /* LLVM layout: !llvm.struct<(ptr, ptr, ptr, ptr, i64, i32, i32, ptr)> */

@@ -41,7 +41,21 @@ typedef struct stc_tolerance {
   double absolute;           /* default 1e-4 */
   double relative;           /* default 1e-3 */
   uint64_t readback_limit;   /* combined bytes compared, default 64 MiB */
+  /* An allowance relative to the reference output's scale: an element
+   * passes when |x - y| <= absolute + relative |y| + scaled * mean|y|, the
+   * mean over the finite elements of the same output. Default 0 (the
+   * per-element rule alone); a TF32 variant's tolerance sets it
+   * (stc_tolerance_for_tf32). */
+  double scaled;
+  /* The bound a TF32 tensor-core variant is validated with (policy field
+   * tolerance_tf32, default 1e-2; docs/gpu.md "TF32 tensor-core
+   * variants"): relative = max(relative, tf32) and scaled = tf32. */
+  double tf32;
 } stc_tolerance;
+
+/* The tolerance a TF32 variant must meet under `base` (the policy's):
+ * base with relative raised to base->tf32 and scaled = base->tf32. */
+void stc_tolerance_for_tf32(const stc_tolerance *base, stc_tolerance *out);
 
 /* In which order exploration tries the candidates. */
 typedef enum stc_tune_order {
@@ -118,6 +132,10 @@ typedef struct stc_tuner_policy {
                                   check at all when every candidate has a
                                   code identity (stc_candidate), which the
                                   key then includes, default false [false] */
+  bool allow_tf32;             /* TF32 tensor-core variants (f32 results
+                                  within tolerance.tf32, not f32-exact) are
+                                  candidates; default false [false]:
+                                  STC_TUNE_ALLOW_TF32=1 opts in */
 } stc_tuner_policy;
 
 /* Fills the defaults listed above. */
@@ -135,7 +153,8 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples",
- * "noise_retries", "check_on_call", "trust_verified", ...).
+ * "noise_retries", "check_on_call", "trust_verified", "allow_tf32",
+ * "tolerance_tf32", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */
 stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,

@@ -112,6 +112,16 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
   policy->tolerance.absolute = 1e-4;
   policy->tolerance.relative = 1e-3;
   policy->tolerance.readback_limit = UINT64_C(64) << 20;
+  /* TF32 rounds each product's inputs to 11 significant bits (u = 2^-11
+   * with round-to-nearest): a K-term dot product's error is about
+   * u sqrt(K) times its terms' magnitude, which is also the scale of the
+   * output, so relative to mean|y| the error is about u (2^-11 = 4.9e-4)
+   * whatever K; 1e-2 is about 2x the largest error measured on the H200
+   * for cuBLAS's own TF32 mode and for ours (4.8e-3, docs/gpu.md) and
+   * still rejects a wrong kernel, whose errors are of the order of the
+   * output itself. */
+  policy->tolerance.tf32 = 1e-2;
+  policy->allow_tf32 = false;
   policy->warmups = 2;
   policy->samples = 7;
   policy->max_candidates = 32;
@@ -206,6 +216,8 @@ typedef enum policy_field {
   FIELD_NOISE_RETRIES,
   FIELD_CHECK_ON_CALL,
   FIELD_TRUST_VERIFIED,
+  FIELD_ALLOW_TF32,
+  FIELD_TOLERANCE_TF32,
   FIELD_COUNT_,
 } policy_field;
 
@@ -268,6 +280,9 @@ static const struct {
     {"noise_retries", FIELD_NOISE_RETRIES, VALUE_COUNT, 1},
     {"check_on_call", FIELD_CHECK_ON_CALL, VALUE_BOOL, 1},
     {"trust_verified", FIELD_TRUST_VERIFIED, VALUE_BOOL, 1},
+    {"allow_tf32", FIELD_ALLOW_TF32, VALUE_BOOL, 1},
+    {"tolerance_tf32", FIELD_TOLERANCE_TF32, VALUE_DOUBLE, 1},
+    {"tf32_tolerance", FIELD_TOLERANCE_TF32, VALUE_DOUBLE, 1},
 };
 
 /* The one check per field; validate runs all of them, set runs the one it
@@ -293,6 +308,15 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
     if (!(isfinite(p->tolerance.relative) && p->tolerance.relative >= 0)) {
       stc_error_set(err, NULL, 0, 0,
                     "tolerance_relative must be a finite number >= 0");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_TOLERANCE_TF32:
+    /* Above 0.5 a TF32 "result" could be anything of the right size. */
+    if (!(isfinite(p->tolerance.tf32) && p->tolerance.tf32 > 0 &&
+          p->tolerance.tf32 <= 0.5)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "tolerance_tf32 must be a number > 0 and <= 0.5");
       return STC_ERR_INVALID;
     }
     return STC_OK;
@@ -394,6 +418,7 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
   case FIELD_VALIDATE_FIRST:
   case FIELD_CHECK_ON_CALL:
   case FIELD_TRUST_VERIFIED:
+  case FIELD_ALLOW_TF32:
   case FIELD_TARGET: /* 0: no target */
   case FIELD_RACE_MIN: /* 0: judge every run */
     return STC_OK;
@@ -583,6 +608,7 @@ static bool store_double(stc_tuner_policy *p, policy_field field, double value) 
   switch (field) {
   case FIELD_TOLERANCE_ABSOLUTE: p->tolerance.absolute = value; return true;
   case FIELD_TOLERANCE_RELATIVE: p->tolerance.relative = value; return true;
+  case FIELD_TOLERANCE_TF32: p->tolerance.tf32 = value; return true;
   case FIELD_MIN_SPEEDUP: p->min_speedup = value; return true;
   case FIELD_MIN_IMPROVEMENT: p->min_improvement = value; return true;
   case FIELD_MAX_RELATIVE_MAD: p->max_relative_mad = value; return true;
@@ -607,6 +633,7 @@ static bool parse_into(stc_tuner_policy *copy, policy_field field,
                    : field == FIELD_VALIDATE_FIRST ? &copy->validate_first
                    : field == FIELD_CHECK_ON_CALL  ? &copy->check_on_call
                    : field == FIELD_TRUST_VERIFIED ? &copy->trust_verified
+                   : field == FIELD_ALLOW_TF32     ? &copy->allow_tf32
                                                    : &copy->require_validation;
     return parse_bool(text, target);
   }
@@ -671,4 +698,10 @@ stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,
     return status;
   *policy = copy;
   return STC_OK;
+}
+
+void stc_tolerance_for_tf32(const stc_tolerance *base, stc_tolerance *out) {
+  *out = *base;
+  out->relative = fmax(base->relative, base->tf32);
+  out->scaled = base->tf32;
 }

@@ -676,6 +676,10 @@ static void write_key(key_writer *w, const stc_tuner_policy *policy,
   put_number(w, "tolerance-readback", policy->tolerance.readback_limit);
   if (policy->trust_verified)
     put_number(w, "trust-verified", 1);
+  /* TF32 variants are eligible (the candidates say so) and checked with
+   * this bound; without the opt-in the key is as before. */
+  if (policy->allow_tf32)
+    put_double(w, "tolerance-tf32", policy->tolerance.tf32);
   if (lower_level)
     put_field(w, "lower-level", lower_level);
 }

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -1028,7 +1029,7 @@ STC_TEST(trial_runner_compares_with_tolerance_and_read_back_limit) {
   void *desc[3] = {&p.ma, &p.mb, &p.mc};
   STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
                                  sizeof message) == STC_OK);
-  stc_tolerance tol = {1e-4, 1e-3, 1u << 20};
+  stc_tolerance tol = {1e-4, 1e-3, 1u << 20, 0, 1e-2};
   stc_rt__comparison c;
   STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, FAST, &tol, &c) == STC_OK);
   STC_CHECK(c.supported);
@@ -1465,4 +1466,132 @@ STC_TEST(blas_winner_whose_library_no_longer_loads_runs_the_reference) {
   stc_rt__dispatch_reset();
   setenv("STC_BLAS", "off", 1);
   stc_rt__blas_reset();
+}
+
+/* ---- TF32 variants (docs/gpu.md, "TF32 tensor-core variants") ---- */
+
+/* A stand-in for a TF32 tensor-core kernel: once the work of the reference
+ * (4x faster), every product of the sum off by a relative 4e-3: outside
+ * the f32 tolerance (1e-3 relative), inside the TF32 one (1e-2). */
+static atomic_int g_tf32_calls;
+static void perturbed(const memref2 *a, const memref2 *b, memref2 *c) {
+  for (int64_t i = 0; i < c->sizes[0]; i++)
+    for (int64_t j = 0; j < c->sizes[1]; j++)
+      c->aligned[c->offset + i * c->strides[0] + j * c->strides[1]] +=
+          g_dot(a, b, i, j) * (1.0f + 4e-3f);
+}
+static void tf32_ciface(memref2 *a, memref2 *b, memref2 *c) {
+  atomic_fetch_add(&g_tf32_calls, 1);
+  perturbed(a, b, c);
+}
+DEFINE_ENTRY(tf32)
+
+/* The same numbers from a variant that claims to be f32-exact. */
+static void inexact_ciface(memref2 *a, memref2 *b, memref2 *c) { perturbed(a, b, c); }
+DEFINE_ENTRY(inexact)
+
+static const stc_rt_variant tf32_variants[3] = {
+    VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
+    VARIANT(tf32, STC_RT_ELIGIBLE_TF32),
+    VARIANT(inexact, STC_RT_ELIGIBLE_ALWAYS),
+};
+static void *g_tf32_slot;
+static stc_rt_site g_tf32_site = {
+    STC_RT_DISPATCH_ABI_VERSION, 3, "test/matmul#tf32", "linalg.matmul",
+    matmul_args, 3, 0, tf32_variants, &g_tf32_slot, NULL};
+
+/* A fresh runtime whose policy allows TF32 (or not), with its TF32 bound. */
+static bool tf32_runtime(bool allow, double tolerance) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, NULL);
+  config.policy.allow_tf32 = allow;
+  config.policy.tolerance.tf32 = tolerance;
+  __atomic_store_n(&g_tf32_slot, NULL, __ATOMIC_RELEASE);
+  atomic_store(&g_tf32_calls, 0);
+  return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+}
+
+STC_TEST(tf32_variant_is_ineligible_without_the_opt_in) {
+  STC_CHECK(tf32_runtime(false, 1e-2));
+  problem p;
+  problem_init(&p, 32, 0, 0, 51);
+  enter(&g_tf32_site, &p);
+  STC_CHECK(problem_correct(&p));
+  char *winner = NULL;
+  char *note = last_note("tf32", &winner);
+  STC_CHECK_CONTAINS(note, "skipped: ineligible");
+  const char *why = stc_rt__ineligible_reason(&g_tf32_site, 1);
+  STC_CHECK_CONTAINS(why, "not allowed by the policy");
+  STC_CHECK_CONTAINS(why, "STC_TUNE_ALLOW_TF32=1");
+  STC_CHECK(stc_rt__ineligible_reason(&g_tf32_site, 2) == NULL);
+  /* The inexact f32 variant is a wrong result under the f32 tolerance. */
+  char *inexact = last_note("inexact", NULL);
+  STC_CHECK_CONTAINS(inexact, "wrong result");
+  STC_CHECK(winner && strcmp(winner, "reference") == 0);
+  free(note), free(inexact), free(winner);
+  /* The TF32 variant never ran, not even for validation. */
+  STC_CHECK_EQ_INT(atomic_load(&g_tf32_calls), 0);
+  problem_free(&p);
+}
+
+STC_TEST(tf32_variant_is_validated_with_the_tf32_tolerance_when_allowed) {
+  STC_CHECK(tf32_runtime(true, 1e-2));
+  problem p;
+  problem_init(&p, 32, 0, 0, 52);
+  enter(&g_tf32_site, &p);
+  char *winner = NULL;
+  char *note = last_note("tf32", &winner);
+  char *inexact = last_note("inexact", NULL);
+  /* Same numbers: the TF32 variant passes its bound, the f32 one does not. */
+  STC_CHECK(note && !strstr(note, "wrong result") && !strstr(note, "ineligible"));
+  STC_CHECK_CONTAINS(inexact, "wrong result");
+  STC_CHECK(stc_rt__ineligible_reason(&g_tf32_site, 1) == NULL);
+  STC_CHECK(winner && strcmp(winner, "tf32") == 0);
+  STC_CHECK(__atomic_load_n(&g_tf32_slot, __ATOMIC_ACQUIRE) == (void *)tf32_entry);
+  free(note), free(inexact), free(winner);
+  problem_free(&p);
+  /* A tighter TF32 bound (policy tolerance_tf32) rejects it. */
+  STC_CHECK(tf32_runtime(true, 1e-3));
+  problem_init(&p, 32, 0, 0, 53);
+  enter(&g_tf32_site, &p);
+  STC_CHECK(problem_correct(&p));
+  note = last_note("tf32", &winner);
+  STC_CHECK_CONTAINS(note, "wrong result");
+  STC_CHECK(winner && strcmp(winner, "reference") == 0);
+  free(note), free(winner);
+  problem_free(&p);
+}
+
+STC_TEST(scaled_tolerance_allows_errors_relative_to_the_outputs_mean) {
+  /* Reference [100, 0.001, -100, 0]: mean |y| = 50.00025. */
+  float reference[4] = {100.0f, 0.001f, -100.0f, 0.0f};
+  float candidate[4] = {100.0f, 0.45f, -100.0f, 0.0f};
+  int64_t descriptor[5] = {0, 0, 0, 4, 1}; /* allocated, aligned, offset, size, stride */
+  stc_tolerance tol = {1e-4, 1e-3, 1u << 20, 0, 1e-2};
+  stc_rt__comparison c;
+  memset(&c, 0, sizeof c);
+  stc_rt__compare_elements(descriptor, 1, STC_RT_F32, 4, (const char *)candidate,
+                           (const char *)reference, &tol, &c);
+  STC_CHECK_EQ_U64(c.mismatches, 1); /* per element: 0.45 is far off 0.001 */
+  stc_tolerance tf32;
+  stc_tolerance_for_tf32(&tol, &tf32);
+  STC_CHECK(tf32.relative == 1e-2 && tf32.scaled == 1e-2 && tf32.absolute == 1e-4);
+  memset(&c, 0, sizeof c);
+  stc_rt__compare_elements(descriptor, 1, STC_RT_F32, 4, (const char *)candidate,
+                           (const char *)reference, &tf32, &c);
+  STC_CHECK_EQ_U64(c.mismatches, 0); /* 0.449 <= 1e-4 + 1e-5 + 0.5 */
+  candidate[1] = 0.51f;
+  memset(&c, 0, sizeof c);
+  stc_rt__compare_elements(descriptor, 1, STC_RT_F32, 4, (const char *)candidate,
+                           (const char *)reference, &tf32, &c);
+  STC_CHECK_EQ_U64(c.mismatches, 1);
+  /* A non-finite reference element must still match exactly and does not
+   * enter the mean. */
+  reference[3] = INFINITY;
+  candidate[1] = 0.45f;
+  candidate[3] = 1.0f;
+  memset(&c, 0, sizeof c);
+  stc_rt__compare_elements(descriptor, 1, STC_RT_F32, 4, (const char *)candidate,
+                           (const char *)reference, &tf32, &c);
+  STC_CHECK_EQ_U64(c.mismatches, 1);
 }

@@ -263,7 +263,7 @@ STC_TEST(read_back_limit_boundary_is_inclusive) {
   STC_CHECK(stc_rt__trial_create(&g_axpy_site, descriptors, &trial, message,
                                  sizeof message) == STC_OK);
   const uint64_t bytes = N * sizeof(float); /* the one written argument */
-  stc_tolerance tolerance = {1e-4, 1e-3, bytes};
+  stc_tolerance tolerance = {1e-4, 1e-3, bytes, 0, 1e-2};
   stc_rt__comparison comparison;
   STC_CHECK(stc_rt__trial_compare(trial, 0, 1, &tolerance, &comparison) ==
             STC_OK);

@@ -318,6 +318,47 @@ STC_TEST(policy_set_rejects_garbage) {
                    STC_ERR_INVALID);
 }
 
+/* TF32 (docs/gpu.md "TF32 tensor-core variants"): off by default, one
+ * bound, settable and checked; a TF32 variant's tolerance derives from it;
+ * the opt-in and the bound are part of a decision's key. */
+STC_TEST(policy_tf32_opt_in_and_tolerance) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  STC_CHECK(!p.allow_tf32);
+  STC_CHECK(p.tolerance.tf32 == 1e-2);
+  STC_CHECK(p.tolerance.scaled == 0); /* f32 variants: the per-element rule */
+  stc_tuner_policy seed;
+  stc_tuner_policy_init_seed(&seed);
+  STC_CHECK(!seed.allow_tf32);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "allow_tf32", "1", &err), STC_OK);
+  STC_CHECK(p.allow_tf32);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "allow-tf32", "off", &err), STC_OK);
+  STC_CHECK(!p.allow_tf32);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "tolerance_tf32", "0.02", &err), STC_OK);
+  STC_CHECK(p.tolerance.tf32 == 0.02);
+  static const char *const bad[] = {"0", "-1e-3", "nan", "inf", "0.6", "tight"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "tolerance_tf32", bad[i], &err),
+                     STC_ERR_INVALID);
+    STC_CHECK(p.tolerance.tf32 == 0.02);
+  }
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "allow_tf32", "perhaps", &err),
+                   STC_ERR_INVALID);
+  p.tolerance.tf32 = 0;
+  STC_CHECK_EQ_INT(stc_tuner_policy_validate(&p, &err), STC_ERR_INVALID);
+  /* A TF32 variant's tolerance: relative raised to the bound, plus the
+   * bound times the output's mean magnitude; the rest as the policy's. */
+  stc_tolerance base = {2e-4, 1e-3, 1u << 20, 0, 2e-2}, tf32;
+  stc_tolerance_for_tf32(&base, &tf32);
+  STC_CHECK(tf32.absolute == 2e-4 && tf32.relative == 2e-2 && tf32.scaled == 2e-2);
+  STC_CHECK_EQ_U64(tf32.readback_limit, 1u << 20);
+  base.relative = 5e-2; /* a laxer f32 rule is kept */
+  stc_tolerance_for_tf32(&base, &tf32);
+  STC_CHECK(tf32.relative == 5e-2);
+}
+
 STC_TEST(mode_and_source_names) {
   for (int m = STC_MODE_EXPLORE; m <= STC_MODE_DISABLED; m++) {
     stc_tune_mode parsed;

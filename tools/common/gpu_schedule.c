@@ -15,7 +15,8 @@
  *     (transform.loop.hoist_loop_invariant_subsets): the accumulators stay in
  *     registers for the whole reduction, C is read and written once.
  *   The enclosing function gets stc.gpu_tiles = [BM, BN, TM, TN, BK, shared,
- *   split] (read back by stc-gpu-map-forall) and stc.gpu_schedule (its name).
+ *   split, tf32] (read back by stc-gpu-map-forall) and stc.gpu_schedule (its
+ *   name).
  * stc-gpu-map-forall (after bufferization): in each function carrying
  *   stc.gpu_tiles, the block forall becomes a gpu.launch
  *   (transform.gpu.map_forall_to_blocks generate_gpu_launch) and the thread
@@ -44,6 +45,10 @@
  * The 128-bit global accesses assume 16-byte aligned buffers (every device
  * allocation is; an identity-layout memref has offset 0).
  *
+ * /tf32 (BMxBN/WMxWN/kBK/tf32, only with --gpu-tf32=on): placed like /shared
+ * (shared is set too), but the generated kernel is gpu_mma_kernel.c's TF32
+ * tensor-core one (WMxWN: a warp's tile).
+ *
  * Without --gpu-schedule nothing changes (the default one-thread-per-element
  * kernels).
  *
@@ -60,7 +65,9 @@
 #include <mlir-c/Dialect/Func.h>
 #include <mlir-c/Dialect/GPU.h>
 #include <mlir-c/Dialect/Linalg.h>
+#include <mlir-c/Dialect/LLVM.h>
 #include <mlir-c/Dialect/MemRef.h>
+#include <mlir-c/Dialect/NVVM.h>
 #include <mlir-c/Dialect/SCF.h>
 #include <mlir-c/Dialect/Transform.h>
 #include <mlir-c/Dialect/Vector.h>
@@ -128,6 +135,22 @@ static bool parse_spec(const char *text, stc_gpu_schedule *out, long max_shared,
   stc_gpu_schedule s = {0};
   int used = -1;
   int split_used = -1;
+  if (text && sscanf(text, "%dx%d/%dx%d/k%d%n", &s.bm, &s.bn, &s.tm, &s.tn, &s.bk, &used) == 5 &&
+      used >= 0 && strcmp(text + used, "/tf32") == 0) {
+    /* The TF32 tensor-core kernel: tm x tn is a warp's tile. */
+    s.shared = s.tf32 = true;
+    if (s.bm <= 0 || s.bn <= 0 || s.tm <= 0 || s.tn <= 0 || s.bk <= 0 || s.bm > 1024 ||
+        s.bn > 1024 || s.bk > 256) {
+      snprintf(why, why_size, "sizes must be positive (block tiles and k at most "
+                              "1024 and 256)");
+      return false;
+    }
+    if (!stc_gpu_mma_check(&s, why, why_size))
+      return false;
+    *out = s;
+    return true;
+  }
+  used = -1;
   if (!text || sscanf(text, "%dx%d/%dx%d/k%d%n", &s.bm, &s.bn, &s.tm, &s.tn, &s.bk,
                       &used) != 5 || used < 0 ||
       (text[used] && strncmp(text + used, "/shared", 7) != 0) ||
@@ -183,6 +206,10 @@ bool stc_gpu_schedule_parse_site(const char *text, stc_gpu_schedule *out, char *
 
 void stc_gpu_schedule_name(const stc_gpu_schedule *s, char *out, size_t size) {
   char split[24] = "";
+  if (s->tf32) {
+    snprintf(out, size, "gpu_b%dx%d_w%dx%d_k%d_tf32", s->bm, s->bn, s->tm, s->tn, s->bk);
+    return;
+  }
   if (s->split > 1)
     snprintf(split, sizeof split, "_split%d", s->split);
   snprintf(out, size, "gpu_b%dx%d_t%dx%d_k%d%s%s", s->bm, s->bn, s->tm, s->tn, s->bk,
@@ -374,8 +401,8 @@ static void run_schedule(MlirOperation module, MlirExternalPass pass, void *user
   }
   char name[96], dims[96], what[160];
   stc_gpu_schedule_name(s, name, sizeof name);
-  snprintf(dims, sizeof dims, "array<i64: %d, %d, %d, %d, %d, %d, %d>", s->bm, s->bn,
-           s->tm, s->tn, s->bk, s->shared, s->split > 1 ? s->split : 1);
+  snprintf(dims, sizeof dims, "array<i64: %d, %d, %d, %d, %d, %d, %d, %d>", s->bm, s->bn,
+           s->tm, s->tn, s->bk, s->shared, s->split > 1 ? s->split : 1, s->tf32);
   int64_t k_step = (int64_t)s->bk * (s->split > 1 ? s->split : 1);
   snprintf(what, sizeof what, "--gpu-schedule %s", name);
   MlirAttribute dims_attr = mlirAttributeParseGet(ctx, stc__str(dims));
@@ -800,7 +827,8 @@ static bool replace_with_shared_kernels(MlirOperation func, const stc_gpu_schedu
   MlirContext ctx = mlirOperationGetContext(func);
   char why[256];
   shared_geometry geo;
-  if (!shared_geometry_of(s, &geo, STC_GPU_SITE_MAX_SHARED, why, sizeof why)) {
+  if (s->tf32 ? !stc_gpu_mma_check(s, why, sizeof why)
+              : !shared_geometry_of(s, &geo, STC_GPU_SITE_MAX_SHARED, why, sizeof why)) {
     mlirEmitError(mlirOperationGetLocation(func), why);
     return false;
   }
@@ -825,7 +853,8 @@ static bool replace_with_shared_kernels(MlirOperation func, const stc_gpu_schedu
     if (n % s->bn || k % ((int64_t)s->bk * (s->split > 1 ? s->split : 1)))
       continue; /* stage A said so */
     stc_text text = {0};
-    bool written = shared_kernel_text(s, &geo, m, n, k, &text);
+    bool written = s->tf32 ? stc_gpu_mma_kernel_text(s, m, n, k, &text)
+                           : shared_kernel_text(s, &geo, m, n, k, &text);
     MlirModule kernel = written ? mlirModuleCreateParse(ctx, stc__str(text.data))
                                 : (MlirModule){NULL};
     stc_text_free(&text);
@@ -872,7 +901,9 @@ static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
                           mlirDenseI64ArrayGetElement(tiles, 5) != 0,
                           mlirDenseArrayGetNumElements(tiles) > 6
                               ? (int)mlirDenseI64ArrayGetElement(tiles, 6)
-                              : 1};
+                              : 1,
+                          mlirDenseArrayGetNumElements(tiles) > 7 &&
+                              mlirDenseI64ArrayGetElement(tiles, 7) != 0};
     if (s.shared) {
       if (!replace_with_shared_kernels(func, &s)) {
         mlirExternalPassSignalFailure(pass);
@@ -938,6 +969,7 @@ MlirPass stc_gpu_map_forall_pass_create(void) {
   MlirDialectHandle dialects[] = {
       mlirGetDialectHandle__transform__(), mlirGetDialectHandle__gpu__(),
       mlirGetDialectHandle__scf__(),       mlirGetDialectHandle__memref__(),
+      mlirGetDialectHandle__nvvm__(),      mlirGetDialectHandle__llvm__(),
   };
   stc_pass_def def = {&map_spec, "StcGpuMapForall", map_anchor, dialects,
                       sizeof dialects / sizeof dialects[0], run_map, NULL, NULL};
@@ -969,9 +1001,9 @@ static void shared_site_script(const stc_gpu_schedule *s, const char *name, int 
       "module attributes {transform.with_named_sequence} {\n"
       "  transform.named_sequence @%s(%%op: !transform.any_op {transform.readonly}) "
       "attributes {stc.kind = \"matmul\", stc.dynamic = \"static\", stc.tier = %d : i64, "
-      "stc.divides = array<i64: 1, %d, %d>, stc.element_type = f32} {\n"
+      "stc.divides = array<i64: 1, %d, %d>, stc.element_type = f32%s} {\n"
       "    %%func = transform.get_parent_op %%op {isolated_from_above} : (!transform.any_op) -> !transform.any_op\n",
-      name, tier, s->bn, s->bk * split);
+      name, tier, s->bn, s->bk * split, s->tf32 ? ", stc.requires = \"tf32\"" : "");
 }
 
 char *stc_gpu_schedule_site_script(const stc_gpu_schedule *s, bool batch, int tier) {
@@ -981,12 +1013,13 @@ char *stc_gpu_schedule_site_script(const stc_gpu_schedule *s, bool batch, int ti
   /* The variant function carries its tiles for stc-gpu-map-forall, as
    * run_schedule sets them for --gpu-schedule. */
   snprintf(tail, sizeof tail,
-           "    %%stc_tiles = transform.param.constant array<i64: %d, %d, %d, %d, %d, %d, %d> -> !transform.any_param\n"
+           "    %%stc_tiles = transform.param.constant array<i64: %d, %d, %d, %d, %d, %d, %d, %d> -> !transform.any_param\n"
            "    transform.annotate %%func \"stc.gpu_tiles\" = %%stc_tiles : !transform.any_op, !transform.any_param\n"
            "    %%stc_name = transform.param.constant \"%s\" -> !transform.any_param\n"
            "    transform.annotate %%func \"stc.gpu_schedule\" = %%stc_name : !transform.any_op, !transform.any_param\n"
            "    transform.yield\n  }\n}\n",
-           s->bm, s->bn, s->tm, s->tn, s->bk, s->shared, s->split > 1 ? s->split : 1, name);
+           s->bm, s->bn, s->tm, s->tn, s->bk, s->shared, s->split > 1 ? s->split : 1, s->tf32,
+           name);
   if (s->shared) {
     if (batch)
       return NULL; /* matmul only */

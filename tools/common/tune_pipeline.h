@@ -40,6 +40,10 @@ typedef struct stc_tune_pipeline_options {
    * (BMxBN/TMxTN/kBK[/shared]) and "cublas", or NULL (the built-in family,
    * tune_pipeline_cuda.c). */
   const char *gpu_sites;
+  /* --gpu-tf32=on: TF32 tensor-core variants (".../tf32") are allowed in
+   * gpu_sites and gpu_schedule and added to the built-in family; false:
+   * such a schedule is an error (f32 results stay f32-exact). */
+  bool gpu_tf32;
 } stc_tune_pipeline_options;
 
 /* Appends the whole pipeline to pm (anchored on builtin.module).

@@ -102,6 +102,14 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
   "64x64/4x4/k16/shared/split4,32x64/2x4/k16/shared/split4,64x64/4x4/k8,"       \
   "32x32/2x2/k8"
 
+/* With --gpu-tf32=on: the TF32 tensor-core kernels added to the built-in
+ * family, the fastest of bench/results/gpu-tf32.csv on the H200: 64x64
+ * warp tiles in 128x256 blocks (54 KiB of shared memory) at 2048 and
+ * above, in 128x128 blocks on 4096x768x3072, 32x32 in 128x64 blocks at
+ * 1024 and on the skinny shapes (docs/gpu.md "TF32 tensor-core variants"). */
+#define DEFAULT_TF32_SITES                                                    \
+  "128x256/64x64/k16/tf32,128x128/64x64/k16/tf32,128x64/32x32/k16/tf32"
+
 #define CUBLAS_SCRIPT                                                          \
   "module attributes {transform.with_named_sequence} {\n"                     \
   "  transform.named_sequence @gpu_cublas(%%op: !transform.any_op "           \
@@ -137,7 +145,7 @@ static bool site_scripts_add(site_scripts *list, const char *name, char *script)
 /* The scripts of a --gpu-sites list: per schedule one for matmul and (not
  * /shared) one for batch_matmul, per "cublas" one of each. Names point into
  * names[][] (64 bytes each). */
-static stc_status site_scripts_make(const char *list, site_scripts *out,
+static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *out,
                                     char (*names)[64], stc_error *err) {
   char *copy = strdup(list);
   if (!copy) {
@@ -160,13 +168,21 @@ static stc_status site_scripts_make(const char *list, site_scripts *out,
         snprintf(text, sizeof text, CUBLAS_SCRIPT, batch ? "batch_matmul" : "matmul");
         ok = site_scripts_add(out, names[n], strdup(text));
       }
-    } else if (ok && stc_gpu_schedule_parse_site(item, &schedule, why, sizeof why)) {
+    } else if (ok && stc_gpu_schedule_parse_site(item, &schedule, why, sizeof why) &&
+               (!schedule.tf32 || tf32 ||
+                (snprintf(why, sizeof why, "a TF32 tensor-core variant changes f32 "
+                                           "results: it needs --gpu-tf32=on"),
+                 false))) {
       stc_gpu_schedule_name(&schedule, names[n], 64);
       /* Tiers: the /shared kernels are 2.4-2.7x the register-tiled ones
        * on the H200 (docs/gpu.md), so they are tried first. */
+      /* TF32 kernels: tier 0 with cuBLAS (several times the f32 kernels
+       * where the policy lets the runtime try them). */
       ok = site_scripts_add(out, names[n],
                             stc_gpu_schedule_site_script(&schedule, false,
-                                                         schedule.shared ? 1 : 2));
+                                                         schedule.tf32     ? 0
+                                                         : schedule.shared ? 1
+                                                                           : 2));
       if (ok && !schedule.shared)
         ok = site_scripts_add(out, names[n],
                               stc_gpu_schedule_site_script(&schedule, true, 2));
@@ -238,6 +254,22 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                   options->gpu_schedule, why);
     return STC_ERR_INVALID;
   }
+  /* TF32 mma.sync needs sm_80 or later (LLVM's NVPTX backend aborts on
+   * the intrinsic for an older chip). */
+  if (options->gpu_tf32 && atoi(chip + 3) < 80) {
+    stc_error_set(err, NULL, 0, 0,
+                  "--gpu-tf32=on needs --gpu-chip sm_80 or later (TF32 tensor-core "
+                  "mma.sync), not %s",
+                  chip);
+    return STC_ERR_INVALID;
+  }
+  if (options->gpu_schedule && schedule.tf32 && !options->gpu_tf32) {
+    stc_error_set(err, NULL, 0, 0,
+                  "invalid --gpu-schedule '%s' (a TF32 tensor-core kernel changes f32 "
+                  "results: it needs --gpu-tf32=on)",
+                  options->gpu_schedule);
+    return STC_ERR_INVALID;
+  }
   /* The toolkit (libdevice for math functions, ptxas for bin/fatbin):
    * $STC_CUDA_TOOLKIT, else /usr/local/cuda where it exists, else MLIR's
    * default (a path that does not exist is an error, even for PTX, so a
@@ -253,12 +285,14 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
   char text[4096];
   stc_status s = STC_OK;
   /* 0. GPU dispatch sites (unless one schedule is forced on the module). */
-  const char *sites_list = options->gpu_sites ? options->gpu_sites : DEFAULT_SITES;
+  const char *sites_list = options->gpu_sites     ? options->gpu_sites
+                           : options->gpu_tf32 ? DEFAULT_SITES "," DEFAULT_TF32_SITES
+                                               : DEFAULT_SITES;
   bool sites = !options->gpu_schedule && strcmp(sites_list, "off") != 0;
   if (sites) {
     site_scripts scripts = {0};
     char names[32][64];
-    s = site_scripts_make(sites_list, &scripts, names, err);
+    s = site_scripts_make(sites_list, options->gpu_tf32, &scripts, names, err);
     if (s == STC_OK) {
       stc_pass_option_value all = {"all", "true"};
       MlirPass pass = stc_multi_variant_pass_create_for_target(

@@ -10,6 +10,8 @@
 #include <mlir-c/IR.h>
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Appends the CUDA pipeline to pm (anchored on builtin.module), reading the
  * gpu_* fields of options (NULL fields: sm_90, PTX, 16x16 block tiles).
@@ -48,6 +50,9 @@ typedef struct stc_gpu_schedule {
   bool shared; /* "/shared": A and B tiles staged in workgroup memory */
   int split;   /* "/splitS" (with /shared): K split over S blocks, C += with
                 * atomic adds; 0 or 1: no split */
+  bool tf32;   /* "BMxBN/WMxWN/kBK/tf32": the TF32 tensor-core kernel
+                * (gpu_mma_kernel.c); tm x tn is then a warp's tile, and
+                * shared is set too (same placement rules as /shared) */
 } stc_gpu_schedule;
 
 /* false with a reason in why for a malformed or unusable spec (more than
@@ -64,7 +69,16 @@ bool stc_gpu_schedule_parse(const char *text, stc_gpu_schedule *out, char *why,
 #define STC_GPU_SITE_MAX_SHARED (1024L * 1024)
 bool stc_gpu_schedule_parse_site(const char *text, stc_gpu_schedule *out, char *why,
                                  size_t why_size);
-/* "gpu_b64x64_t4x4_k8" */
+/* The TF32 kernel (tools/common/gpu_mma_kernel.c): whether the tiles of a
+ * /tf32 schedule allow one (false with a reason), and its text for an
+ * M x N x K matmul (N, K multiples of BN, BK; any M) appended to *text: a
+ * module holding func.func private @stc_gpu_mma_kernel(A, B, C) whose body
+ * is one gpu.launch. False when the tiles do not allow it or out of memory. */
+struct stc_text;
+bool stc_gpu_mma_check(const stc_gpu_schedule *schedule, char *why, size_t why_size);
+bool stc_gpu_mma_kernel_text(const stc_gpu_schedule *schedule, int64_t m, int64_t n,
+                             int64_t k, struct stc_text *text);
+/* "gpu_b64x64_t4x4_k8", "gpu_b128x128_w64x32_k16_tf32" */
 void stc_gpu_schedule_name(const stc_gpu_schedule *schedule, char *out, size_t size);
 /* stc-gpu-schedule (on tensors) and stc-gpu-map-forall (after
  * bufferization); NULL pass when out of memory. */

@@ -26,8 +26,14 @@
  * end: the dispatch counters (tunes, memory and disk cache hits).
  * $STC_BENCH_ONLY=text runs only the variants whose name contains text (and
  * no cuBLAS timing): for compute-sanitizer runs of a few kernels.
- * Exit 0 when every variant ran and matched within 1e-3; 1 otherwise; 77
- * when no GPU is usable. */
+ * TF32 variants (a name containing "tf32": tensor-core products of inputs
+ * rounded to 11 significant bits) are judged by the runtime's TF32 rule
+ * instead (docs/gpu.md, "TF32 tensor-core variants"): max |x - y| /
+ * (|y| + mean|y|) <= 1e-2 (tolerance_tf32), printed on stderr as
+ *      tf32-error,m,k,n,name,<that maximum>
+ * (the column's metric reaches 0.03-0.1 for cuBLAS's own TF32 mode too).
+ * Exit 0 when every variant ran and matched; 1 otherwise; 77 when no GPU
+ * is usable. */
 #include "stc/rt.h"
 #include "stc/rt_gpu.h"
 
@@ -159,7 +165,7 @@ int main(void) {
                    dc = descriptor(c, m, n), dref = descriptor(c_ref, m, n);
     double flops = 2.0 * (double)m * (double)n * (double)k;
     int reps = flops >= 1e11 ? 3 : flops >= 1.6e10 ? 5 : 9;
-    double max_ref = 0;
+    double max_ref = 0, mean_ref = 0;
     /* C starts non-zero: every kernel computes C += A B (split-K adds its
      * partial sums into C atomically; a site's trials restore C first). */
     for (size_t i = 0; i < elements; i++)
@@ -170,7 +176,7 @@ int main(void) {
       _mlir_ciface_stc_rt_cublas_matmul_f32(&da, &db, &dref);
       stc_rt_gpu_copy(want, c_ref, bytes, NULL);
       for (size_t i = 0; i < elements; i++)
-        max_ref = fmax(max_ref, fabs(want[i]));
+        max_ref = fmax(max_ref, fabs(want[i])), mean_ref += fabs(want[i]) / (double)elements;
       double ms = only ? 0 : time_calls(NULL, &da, &db, &dref, 20, timer);
       printf("%lld,%lld,%lld,cublas_sgemm,-,%.4f,%.1f,0,%s\n", (long long)m,
              (long long)k, (long long)n, ms,
@@ -198,15 +204,19 @@ int main(void) {
         stc_tune_reports_free(reports, after);
       }
       stc_rt_gpu_copy(got, c, bytes, NULL);
-      double err = 0;
-      bool finite = true;
+      double err = 0, err_scaled = 0;
+      bool finite = true, tf32 = strstr(variants[v].name, "tf32") != NULL;
       for (size_t i = 0; i < elements && have_cublas; i++) {
         finite &= isfinite(got[i]);
         err = fmax(err, fabs(got[i] - want[i]) / (fabs(want[i]) + 1e-2 * max_ref));
+        err_scaled = fmax(err_scaled, fabs(got[i] - want[i]) / (fabs(want[i]) + mean_ref));
       }
+      if (tf32 && have_cublas)
+        fprintf(stderr, "tf32-error,%lld,%lld,%lld,%s,%.3e\n", (long long)m, (long long)k,
+                (long long)n, variants[v].name, err_scaled);
       double ms = time_calls(variants[v].fn, &da, &db, &dc, only ? 1 : reps, timer);
       const char *status = stc_rt_gpu_last_status(NULL) != STC_OK ? "gpu-error"
-                           : !finite || err > 1e-3                  ? "WRONG"
+                           : !finite || (tf32 ? err_scaled > 1e-2 : err > 1e-3) ? "WRONG"
                            : ms <= 0                                ? "timing-failed"
                                                                     : "ok";
       failures += strcmp(status, "ok") != 0;

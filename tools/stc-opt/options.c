@@ -32,6 +32,7 @@ typedef enum flag_id {
   FLAG_GPU_MAPPING,
   FLAG_GPU_SCHEDULE,
   FLAG_GPU_SITES,
+  FLAG_GPU_TF32,
   FLAG_DEFAULT_LOWERING,
   FLAG_EMIT,
   FLAG_HELP,
@@ -94,6 +95,11 @@ static const flag_spec flags[] = {
      "--target=cuda without --gpu-schedule: the variants of GPU dispatch "
      "sites, comma-separated schedules (BMxBN/TMxTN/kBK[/shared]) and "
      "cublas; off = no sites (default: the built-in family, docs/gpu.md)"},
+    {"gpu-tf32", "off|on", FLAG_GPU_TF32,
+     "--target=cuda: on allows TF32 tensor-core matmul variants "
+     "(BMxBN/WMxWN/kBK/tf32; f32 results change within the TF32 tolerance, "
+     "docs/gpu.md) and adds them to the built-in site family; the runtime "
+     "tries them only with STC_TUNE_ALLOW_TF32=1 (default off)"},
     {"default-lowering", "fast|loops", FLAG_DEFAULT_LOWERING,
      "what ops without variants, and every site's reference, become with "
      "--tune-hot-paths: fast (tiled + vectorized, the default) or loops "
@@ -322,6 +328,14 @@ static int apply_flag(stc_opt_options *options, const flag_spec *flag,
   case FLAG_GPU_SITES:
     options->tune.gpu_sites = value;
     break;
+  case FLAG_GPU_TF32:
+    if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+      stc_opt_error("invalid value '%s' for option '--gpu-tf32' (expected off or on)",
+                    value);
+      return STC_OPT_EXIT_USAGE;
+    }
+    options->tune.gpu_tf32 = value;
+    break;
   case FLAG_EMIT:
     if (!one_of(value, emits)) {
       stc_opt_error("invalid value '%s' for option '--emit' (expected mlir, "
@@ -356,7 +370,7 @@ static int check_tune_options(const stc_opt_options *options) {
     return STC_OPT_EXIT_USAGE;
   }
   if ((tune->gpu_chip || tune->gpu_format || tune->gpu_block || tune->gpu_mapping ||
-       tune->gpu_schedule || tune->gpu_sites) &&
+       tune->gpu_schedule || tune->gpu_sites || tune->gpu_tf32) &&
       (!tune->target || strcmp(tune->target, "cuda") != 0)) {
     stc_opt_error("'%s' needs --target=cuda",
                   tune->gpu_chip       ? "--gpu-chip"
@@ -364,6 +378,7 @@ static int check_tune_options(const stc_opt_options *options) {
                   : tune->gpu_block    ? "--gpu-block"
                   : tune->gpu_schedule ? "--gpu-schedule"
                   : tune->gpu_sites    ? "--gpu-sites"
+                  : tune->gpu_tf32     ? "--gpu-tf32"
                                        : "--gpu-mapping");
     return STC_OPT_EXIT_USAGE;
   }

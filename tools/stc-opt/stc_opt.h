@@ -78,6 +78,7 @@ typedef struct stc_opt_tune_options {
   const char *gpu_mapping;      /* --gpu-mapping=inner-x|outer-x; NULL = inner-x */
   const char *gpu_schedule;     /* --gpu-schedule=BMxBN/TMxTN/kBK; NULL = none */
   const char *gpu_sites;        /* --gpu-sites=off|LIST; NULL = the built-in family */
+  const char *gpu_tf32;         /* --gpu-tf32=off|on; NULL = off */
   const char *default_lowering; /* --default-lowering=fast|loops; NULL = fast */
   const char *emit;             /* --emit=mlir|llvm|obj; NULL = mlir */
 } stc_opt_tune_options;

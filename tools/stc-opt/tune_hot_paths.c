@@ -29,6 +29,7 @@ stc_status stc_opt_tune_hot_paths(MlirOpPassManager pm,
   options.gpu_mapping = tune->gpu_mapping;
   options.gpu_schedule = tune->gpu_schedule;
   options.gpu_sites = tune->gpu_sites;
+  options.gpu_tf32 = tune->gpu_tf32 && strcmp(tune->gpu_tf32, "on") == 0;
   return stc_tune_pipeline_add(pm, &options, err);
 }
 
