@@ -114,6 +114,18 @@ typedef struct stc_tuner_policy {
                                   run, default true [false: the winner is
                                   validated on scratch state, then the call
                                   runs] */
+  uint32_t check_at_call;      /* the call of a (site, workload) in a
+                                  process on which a disk decision is
+                                  checked (with check_on_call; read by the
+                                  runtime's dispatcher, libstc_rt): 1 = the
+                                  first call runs the winner and the check;
+                                  2 = the first call runs the reference
+                                  alone (what the default lowering runs: no
+                                  winner, no vendor library, no thread
+                                  team) and the check moves to the second,
+                                  so a process that calls a site once pays
+                                  nothing for tuning, default 2 [1] (1 or
+                                  2) */
   bool trust_verified;         /* a verified disk record is used with no
                                   check at all when every candidate has a
                                   code identity (stc_candidate), which the
@@ -135,7 +147,8 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples",
- * "noise_retries", "check_on_call", "trust_verified", ...).
+ * "noise_retries", "check_on_call", "check_at_call", "trust_verified",
+ * ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */
 stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,
