@@ -18,11 +18,12 @@
  * is non-zero (element types are fixed per site); its `selected` index is -1
  * until a decision is published.
  *
- * Deferred check (policy check_at_call 2, CPU sites). The first call of a
- * workload whose decision comes from a disk record runs the reference
- * alone, as the default lowering would (the winner is not run, so no
- * vendor library loads and no OpenMP team starts), and leaves the winner
- * `pending`; the workload's next call checks it on itself
+ * Deferred check (policy check_at_call n >= 2, the default 2; CPU sites).
+ * The first call of a workload whose decision comes from a disk record
+ * runs the reference alone, as the default lowering would (the winner is
+ * not run, so no vendor library loads and no OpenMP team starts), and
+ * leaves the winner `pending`; so do its calls up to n-1, and call n checks
+ * it on itself
  * (stc_rt__trial_check_on_call: the reference on scratch copies, the
  * winner on the call's arguments) and publishes it, or, on a wrong result,
  * keeps the reference's result and deletes and bans the record
@@ -61,6 +62,9 @@ typedef struct workload {
                                     `decision` holds it, unverified, once
                                     decide() has it) */
   atomic_bool checking;          /* a call is running pending's check */
+  atomic_uint_fast32_t deferred_calls; /* calls after the first that ran
+                                          the reference while pending (up
+                                          to check_at_call - 2) */
   atomic_uint_fast64_t calls;    /* cached calls through the runtime
                                     (approximate under racing threads) */
   bool has_decision;             /* under the site lock */
@@ -332,6 +336,7 @@ static workload *table_add(site_state *s, const int64_t *key, size_t length,
   atomic_init(&w->selected, -1);
   atomic_init(&w->pending, -1);
   atomic_init(&w->checking, false);
+  atomic_init(&w->deferred_calls, 0);
   t->retired_next = NULL;
   t->count = count + 1;
   if (count)
@@ -545,7 +550,7 @@ typedef struct call_runner {
   site_state *s;
   workload *w;
   void *const *desc;
-  bool defer;    /* in: check_at_call 2 on a CPU site */
+  bool defer;    /* in: check_at_call >= 2 on a CPU site */
   bool deferred; /* out: the call ran the reference; w->pending is set */
   size_t winner; /* out: ... to this variant */
 } call_runner;
@@ -581,6 +586,7 @@ static stc_status runner_check_on_call(void *user, size_t reference,
   pthread_mutex_lock(&r->s->lock);
   atomic_store_explicit(&r->w->pending, (int32_t)candidate,
                         memory_order_relaxed);
+  atomic_store_explicit(&r->w->deferred_calls, 0, memory_order_relaxed);
   pthread_mutex_unlock(&r->s->lock);
   stc_rt__call_variant(r->s->site, reference, r->desc);
   r->deferred = true;
@@ -718,9 +724,10 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       pthread_mutex_unlock(&s->lock);
       if (kept && config->print_reports)
         fprintf(stderr,
-                "stc: site %s: %s -> %s (disk-cache, check deferred to the "
-                "next call; this call ran the reference)\n",
-                site->site_id, w->text, site->variants[index].name);
+                "stc: site %s: %s -> %s (disk-cache, check deferred to call "
+                "%" PRIu32 "; this call ran the reference)\n",
+                site->site_id, w->text, site->variants[index].name,
+                config->policy.check_at_call);
     }
     if (!kept) {
       /* An error after the runner deferred, or an invalidation that came
@@ -791,7 +798,7 @@ fallback:
   return reference;
 }
 
-/* The deferred check of w's pending winner (check_at_call 2), on the call
+/* The deferred check of w's pending winner (check_at_call >= 2), on the call
  * being served: the reference on scratch copies of the caller's state, the
  * winner on the caller's arguments; as decide()'s check on the first call
  * would have done. Serves the call in every case: a call that cannot check
@@ -1097,6 +1104,14 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
   if (selected >= 0) {
     chosen = (size_t)selected;
   } else if (atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
+    /* Call k >= 2 of a pending workload: the check is on call
+     * check_at_call; until then the reference runs. */
+    if (config->policy.check_at_call > 2 &&
+        atomic_fetch_add(&w->deferred_calls, 1) + 2 <
+            config->policy.check_at_call) {
+      stc_rt__call_variant(site, site->reference, desc);
+      return;
+    }
     deferred_check(s, w, desc, tuner, config);
     return;
   } else if (config->policy.mode == STC_MODE_DISABLED &&

@@ -119,13 +119,13 @@ typedef struct stc_tuner_policy {
                                   checked (with check_on_call; read by the
                                   runtime's dispatcher, libstc_rt): 1 = the
                                   first call runs the winner and the check;
-                                  2 = the first call runs the reference
-                                  alone (what the default lowering runs: no
-                                  winner, no vendor library, no thread
-                                  team) and the check moves to the second,
-                                  so a process that calls a site once pays
-                                  nothing for tuning, default 2 [1] (1 or
-                                  2) */
+                                  n > 1 = the first n-1 calls run the
+                                  reference alone (what the default
+                                  lowering runs: no winner, no vendor
+                                  library, no thread team) and the n-th
+                                  checks, so a process that calls a site
+                                  fewer than n times pays nothing for
+                                  tuning, default 2 [1] (>= 1) */
   bool trust_verified;         /* a verified disk record is used with no
                                   check at all when every candidate has a
                                   code identity (stc_candidate), which the

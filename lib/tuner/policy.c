@@ -357,11 +357,11 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
     }
     return STC_OK;
   case FIELD_CHECK_AT_CALL:
-    if (p->check_at_call < 1 || p->check_at_call > 2) {
+    if (p->check_at_call < 1) {
       stc_error_set(err, NULL, 0, 0,
-                    "check_at_call must be 1 (check a disk decision on the "
-                    "first call) or 2 (the first call runs the reference, "
-                    "the second checks) (got %u)",
+                    "check_at_call must be >= 1 (1: a disk decision is "
+                    "checked on its first call; n: the first n-1 calls run "
+                    "the reference and the n-th checks) (got %u)",
                     p->check_at_call);
       return STC_ERR_INVALID;
     }

@@ -812,6 +812,47 @@ STC_TEST(deferred_check_catches_a_planted_wrong_winner) {
   problem_free(&p);
 }
 
+/* check_at_call 3: calls 1 and 2 run the reference alone, call 3 checks the
+ * winner on itself, call 4 runs it through the slot. */
+STC_TEST(check_at_call_three_runs_the_reference_twice) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("deferred-three"));
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 0, 29);
+  enter(&g_static_site, &p);
+  STC_CHECK(slot_holds_fast());
+
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
+  config.policy.check_at_call = 3;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  reset_calls();
+  for (int call = 1; call <= 2; call++) {
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+    STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  }
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 3); /* on scratch */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  STC_CHECK(slot_holds_fast());
+  problem_rebase(&p);
+  STC_CHECK(call_through_slot(&g_slot, &p.ma, &p.mb, &p.mc));
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 2);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.reference_fallbacks, 0);
+  problem_free(&p);
+}
+
 /* A site invalidated while its disk decision awaits the deferred check:
  * the pending winner is dropped (and banned), never published. */
 STC_TEST(invalidating_a_site_drops_a_pending_check) {
@@ -850,11 +891,14 @@ STC_TEST(check_at_call_policy_field) {
   STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check-at-call", "1", &err),
                    STC_OK);
   STC_CHECK_EQ_U64(policy.check_at_call, 1);
-  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check_at_call", "3", &err),
-                   STC_ERR_INVALID);
-  STC_CHECK_CONTAINS(err.message, "check_at_call must be 1");
   STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check_at_call", "0", &err),
                    STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "check_at_call must be >= 1");
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check_at_call", "-1", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(
+      stc_tuner_policy_set(&policy, "check_at_call", "4294967296", &err),
+      STC_ERR_INVALID);
   STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check_at_call", "two", &err),
                    STC_ERR_INVALID);
   STC_CHECK_EQ_U64(policy.check_at_call, 1); /* unchanged on error */
@@ -867,14 +911,14 @@ STC_TEST(check_at_call_policy_field) {
   setenv("STC_TUNE_CHECK_AT_CALL", "1", 1);
   stc_rt_dispatch_config_from_environment(&config);
   STC_CHECK_EQ_U64(config.policy.check_at_call, 1);
-  setenv("STC_TUNE_CHECK_AT_CALL", "5", 1);
+  setenv("STC_TUNE_CHECK_AT_CALL", "0", 1);
   int saved = capture_begin(path);
   stc_rt_dispatch_config_from_environment(&config);
   char *text = capture_end(saved, path);
   unsetenv("STC_TUNE_CHECK_AT_CALL");
   STC_CHECK_EQ_U64(config.policy.check_at_call, 2);
   STC_CHECK_CONTAINS(text, "STC_TUNE_CHECK_AT_CALL");
-  STC_CHECK_CONTAINS(text, "check_at_call must be 1");
+  STC_CHECK_CONTAINS(text, "check_at_call must be >= 1");
   free(text);
 }
 
