@@ -1728,6 +1728,70 @@ static bool blas_runtime(stc_tune_mode mode, const char *cache,
   return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
 }
 
+/* The deferred check with a vendor-BLAS winner: in the next process the
+ * first call runs the reference and does not even try to load the library
+ * (a one-call process never starts OpenBLAS); the second loads it, checks
+ * the BLAS winner on itself and publishes it. */
+STC_TEST(deferred_check_loads_no_blas_on_the_first_call) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char dir[2048], cache[2100], lib[2100], dep[2100];
+  snprintf(dir, sizeof dir, "%s", test_dir("blasdeferred"));
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
+  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
+  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
+  stc_rt_dispatch_config config;
+  /* The first process (a child: a library once loaded stays loaded). */
+  fflush(stderr);
+  pid_t child = fork();
+  STC_CHECK(child >= 0);
+  if (child == 0) {
+    problem p;
+    fresh_config(&config, STC_MODE_EXPLORE, cache);
+    unsetenv("STC_BLAS");
+    setenv("STC_BLAS_LIBRARY", lib, 1);
+    stc_rt__blas_reset();
+    atomic_store(&g_fast_repeats, 4);
+    bool ok = stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+    problem_init(&p, 24, 0, 0, 42);
+    enter(&g_static_site, &p);
+    ok = ok && problem_correct(&p) &&
+         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  STC_CHECK(waitpid(child, &status, 0) == child);
+  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  fresh_config(&config, STC_MODE_CACHE_ONLY, cache);
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  atomic_store(&g_fast_repeats, 4);
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 24, 0, 0, 42);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 0);
+  STC_CHECK(!stc_rt__blas_attempted());
+  STC_CHECK_EQ_U64(stats().tuner.disk_hits, 1);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(stc_rt__blas_attempted());
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 2); /* on scratch */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 1);      /* the call */
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry);
+  problem_free(&p);
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__dispatch_reset();
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
+}
+
 /* A process tunes with a working library and the BLAS variant wins; in
  * the next process the library's file is unchanged (same identity, so the
  * trusted record is found and used unchecked) but its dependency is gone.
