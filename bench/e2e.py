@@ -14,8 +14,9 @@ AOT builds (the steps of test/e2e/aot-build.sh):
   tuned    --tune-hot-paths with no profile (hot sites by static cost), the
            default tuning policy; run with a fresh STC_CACHE_DIR ("cold":
            the first call of each site tunes) and again with that cache
-           ("warm": each process validates each disk decision once, DESIGN.md
-           section 6 step 5)
+           ("warm": each process checks each disk decision once, on the
+           site's second call by default, STC_TUNE_CHECK_AT_CALL; the first
+           runs the reference, docs/aot.md "The deferred check")
   vendor   the same sites with only the vendor-BLAS schedules
            (stc-hot-path-schedule + stc-multi-variant{schedules=<*_blas>}
            first, then --tune-hot-paths): the tuner chooses between the

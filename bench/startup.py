@@ -13,8 +13,8 @@ runs, i.e. read, key, cache lookup, parse, pipeline, LLVM, link):
   whole           median wall time of --runs processes, object cache warm:
                   default; tuned with a cold tuning cache (every site tunes
                   in the process); tuned with a warm tuning cache (each disk
-                  decision is validated once per process, DESIGN.md section
-                  6 step 5); tuned warm with STC_TUNE_TRUST_VERIFIED=1 (the
+                  decision is checked once per process, on the site's second
+                  call by default: docs/aot.md "The deferred check"); tuned warm with STC_TUNE_TRUST_VERIFIED=1 (the
                   trust-verified policy; ignored by a runtime without it)
 Every output is compared with the default run's (test/e2e/compare-outputs.py):
 a mismatch or a failed run prints WRONG/failed and the exit status is 1;

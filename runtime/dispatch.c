@@ -16,7 +16,23 @@
  * old one (kept until reset, since a reader may still be scanning it). A
  * workload is keyed by each argument's shape, strides and whether its offset
  * is non-zero (element types are fixed per site); its `selected` index is -1
- * until a decision is published. */
+ * until a decision is published.
+ *
+ * Deferred check (policy check_at_call n >= 2, the default 2; CPU sites).
+ * The first call of a workload whose decision comes from a disk record
+ * runs the reference alone, as the default lowering would (the winner is
+ * not run, so no vendor library loads and no OpenMP team starts), and
+ * leaves the winner `pending`; so do its calls up to n-1, and call n checks
+ * it on itself
+ * (stc_rt__trial_check_on_call: the reference on scratch copies, the
+ * winner on the call's arguments) and publishes it, or, on a wrong result,
+ * keeps the reference's result and deletes and bans the record
+ * (stc_tuner_invalidate). The tuner never sees the deferral: decide()'s
+ * runner answers its check_on_call by running the reference on the call
+ * (a correct result, reported as passed), so the tuner keeps the record in
+ * memory as if checked; nothing here publishes a winner while its
+ * workload's check is pending, and every way out of the pending state
+ * either checks the winner or invalidates the tuner's copy first. */
 #include "dispatch_internal.h"
 #include "rt_internal.h"
 
@@ -40,6 +56,15 @@ typedef struct workload {
   int64_t *key;
   char *text;                    /* the tuner's workload string */
   _Atomic int32_t selected;      /* variant index, -1 = undecided */
+  _Atomic int32_t pending;       /* a disk decision's winner whose check was
+                                    deferred to a later call, -1 = none
+                                    (stored under the site lock; then
+                                    `decision` holds it, unverified, once
+                                    decide() has it) */
+  atomic_bool checking;          /* a call is running pending's check */
+  atomic_uint_fast32_t deferred_calls; /* calls after the first that ran
+                                          the reference while pending (up
+                                          to check_at_call - 2) */
   atomic_uint_fast64_t calls;    /* cached calls through the runtime
                                     (approximate under racing threads) */
   bool has_decision;             /* under the site lock */
@@ -309,6 +334,9 @@ static workload *table_add(site_state *s, const int64_t *key, size_t length,
   w->key_length = length;
   w->hash = hash;
   atomic_init(&w->selected, -1);
+  atomic_init(&w->pending, -1);
+  atomic_init(&w->checking, false);
+  atomic_init(&w->deferred_calls, 0);
   t->retired_next = NULL;
   t->count = count + 1;
   if (count)
@@ -332,12 +360,20 @@ static void publish_slot(stc_rt_site *site, void *entry) {
 }
 
 /* Publishes variant `index` for w unless a decision is already there; takes
- * *decision (may be NULL). Returns the index now selected. */
+ * *decision (may be NULL). Returns the index now selected: the reference,
+ * with nothing published, while w's winner awaits its deferred check (a
+ * call the tuner answered from the memory that check left). */
 static size_t publish(site_state *s, workload *w, size_t index,
                       stc_decision *decision,
                       const stc_rt_dispatch_config *config) {
   pthread_mutex_lock(&s->lock);
   int32_t current = atomic_load_explicit(&w->selected, memory_order_relaxed);
+  if (current < 0 &&
+      atomic_load_explicit(&w->pending, memory_order_relaxed) >= 0) {
+    pthread_mutex_unlock(&s->lock);
+    stc_decision_clear(decision);
+    return s->site->reference;
+  }
   if (current < 0) {
     if (decision) {
       stc_decision_clear(&w->decision);
@@ -503,6 +539,86 @@ static bool variant_can_run(const stc_rt_site *site, size_t variant) {
          stc_rt__blas_load(NULL);
 }
 
+/* The runner decide() hands the tuner: the trial's, except that with
+ * `defer` the check of a disk decision (check_on_call) is deferred: the
+ * winner becomes w's pending one (before the tuner keeps the record in
+ * memory, so that no call answered from that memory publishes it
+ * unchecked) and the call runs the reference, the result the check would
+ * have kept had it failed; the tuner is told the check passed. */
+typedef struct call_runner {
+  stc_trial_runner trial;
+  site_state *s;
+  workload *w;
+  void *const *desc;
+  bool defer;    /* in: check_at_call >= 2 on a CPU site */
+  bool deferred; /* out: the call ran the reference; w->pending is set */
+  size_t winner; /* out: ... to this variant */
+} call_runner;
+
+static stc_status runner_validate(void *user, size_t reference,
+                                  size_t candidate,
+                                  const stc_tolerance *tolerance,
+                                  stc_validation *outcome, char *message,
+                                  size_t message_size) {
+  call_runner *r = user;
+  return r->trial.validate(r->trial.user, reference, candidate, tolerance,
+                           outcome, message, message_size);
+}
+
+static stc_status runner_measure(void *user, size_t candidate,
+                                 uint64_t *elapsed_ns, char *message,
+                                 size_t message_size) {
+  call_runner *r = user;
+  return r->trial.measure(r->trial.user, candidate, elapsed_ns, message,
+                          message_size);
+}
+
+static stc_status runner_check_on_call(void *user, size_t reference,
+                                       size_t candidate,
+                                       const stc_tolerance *tolerance,
+                                       stc_validation *outcome, bool *served,
+                                       char *message, size_t message_size) {
+  call_runner *r = user;
+  if (!r->defer || r->deferred)
+    return r->trial.check_on_call(r->trial.user, reference, candidate,
+                                  tolerance, outcome, served, message,
+                                  message_size);
+  pthread_mutex_lock(&r->s->lock);
+  atomic_store_explicit(&r->w->pending, (int32_t)candidate,
+                        memory_order_relaxed);
+  atomic_store_explicit(&r->w->deferred_calls, 0, memory_order_relaxed);
+  pthread_mutex_unlock(&r->s->lock);
+  stc_rt__call_variant(r->s->site, reference, r->desc);
+  r->deferred = true;
+  r->winner = candidate;
+  *served = true;
+  *outcome = STC_VALIDATION_PASSED;
+  return STC_OK;
+}
+
+/* Ends w's pending check of variant index, if it is still pending:
+ * publishes the winner (passed; its decision's `verified` as given) or
+ * forgets it. The caller has already invalidated the tuner's copy of a
+ * forgotten decision. */
+static void resolve_pending(site_state *s, workload *w, int32_t index,
+                            bool passed, bool verified,
+                            const stc_rt_dispatch_config *config) {
+  pthread_mutex_lock(&s->lock);
+  if (atomic_load_explicit(&w->pending, memory_order_relaxed) == index) {
+    atomic_store_explicit(&w->pending, -1, memory_order_relaxed);
+    if (passed && atomic_load_explicit(&w->selected, memory_order_relaxed) < 0) {
+      w->decision.verified = verified;
+      atomic_store_explicit(&w->selected, index, memory_order_release);
+      if (config->recheck_every == 0 && s->site->variants[index].entry)
+        publish_slot(s->site, s->site->variants[index].entry);
+    } else if (!passed) {
+      stc_decision_clear(&w->decision);
+      w->has_decision = false;
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+}
+
 /* Asks the tuner for w's variant, runs the trials, publishes. Returns the
  * variant this call runs; *served is set when the call has already run
  * (the check of a disk decision ran it on the caller's arguments). */
@@ -556,7 +672,13 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   }
   stc_problem problem = {STC_SCOPE_OPERATOR, operation, environment, w->text,
                          NULL, persistent};
-  stc_trial_runner runner = stc_rt__trial_runner(trial);
+  call_runner deferring = {stc_rt__trial_runner(trial), s, w, desc,
+                           config->policy.check_on_call &&
+                               config->policy.check_at_call >= 2 &&
+                               !stc_rt__site_on_device(site),
+                           false, 0};
+  stc_trial_runner runner = {&deferring, runner_validate, runner_measure,
+                             runner_check_on_call};
   stc_tuner_stats before;
   stc_tuner_stats_get(tuner, &before);
   stc_decision decision;
@@ -577,13 +699,47 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   stc_rt__note_cache_warnings(tuner, before.cache_warnings);
   /* The trial ran a variant on the caller's arguments only through
    * check_on_call, which says so in decision.served. */
-  *served = decision.served && stc_rt__trial_served(trial);
+  *served = (decision.served && stc_rt__trial_served(trial)) ||
+            deferring.deferred;
   char check_message[256];
   snprintf(check_message, sizeof check_message, "%s",
            stc_rt__trial_check_message(trial));
   stc_rt__trial_destroy(trial);
   size_t chosen = reference;
-  if (status != STC_OK) {
+  if (deferring.deferred) {
+    /* The call ran the reference; the winner waits for the next call. */
+    int32_t index = (int32_t)deferring.winner;
+    bool kept = false;
+    if (status == STC_OK && decision.source == STC_SOURCE_DISK_CACHE &&
+        decision.index == deferring.winner) {
+      pthread_mutex_lock(&s->lock);
+      if (atomic_load_explicit(&w->pending, memory_order_relaxed) == index) {
+        stc_decision_clear(&w->decision);
+        w->decision = decision;
+        w->decision.verified = false;
+        w->has_decision = true;
+        memset(&decision, 0, sizeof decision);
+        kept = true;
+      }
+      pthread_mutex_unlock(&s->lock);
+      if (kept && config->print_reports)
+        fprintf(stderr,
+                "stc: site %s: %s -> %s (disk-cache, check deferred to call "
+                "%" PRIu32 "; this call ran the reference)\n",
+                site->site_id, w->text, site->variants[index].name,
+                config->policy.check_at_call);
+    }
+    if (!kept) {
+      /* An error after the runner deferred, or an invalidation that came
+       * first: the tuner's memory must not answer the winner unchecked. */
+      if (status == STC_OK)
+        stc_tuner_invalidate(tuner, &decision, false);
+      else
+        warn_site(site, "tuning failed after a deferred check");
+      resolve_pending(s, w, index, false, false, config);
+    }
+    stc_decision_clear(&decision);
+  } else if (status != STC_OK) {
     char why[1200];
     snprintf(why, sizeof why, "tuning failed (%s): %s",
              stc_status_str(status), err.message);
@@ -616,6 +772,11 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       print_decision(site, w, &decision);
     stc_decision_clear(&decision);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else if (atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
+    /* Another call deferred this workload's check: the winner this answer
+     * names (from the memory the deferral left) is not checked yet. */
+    stc_decision_clear(&decision);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   } else {
     bool tuned = decision.source == STC_SOURCE_TUNED;
     if (!tuned && config->print_reports)
@@ -635,6 +796,109 @@ fallback:
   free_identities(identities, count);
   atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   return reference;
+}
+
+/* The deferred check of w's pending winner (check_at_call >= 2), on the call
+ * being served: the reference on scratch copies of the caller's state, the
+ * winner on the caller's arguments; as decide()'s check on the first call
+ * would have done. Serves the call in every case: a call that cannot check
+ * now (another call is checking, no memory) runs the reference. */
+static void deferred_check(site_state *s, workload *w, void *const *desc,
+                           stc_tuner *tuner,
+                           const stc_rt_dispatch_config *config) {
+  stc_rt_site *site = s->site;
+  size_t reference = site->reference;
+  if (atomic_exchange(&w->checking, true)) {
+    run_reference(site, desc);
+    return;
+  }
+  stc_decision copy;
+  memset(&copy, 0, sizeof copy);
+  pthread_mutex_lock(&s->lock);
+  int32_t index = atomic_load_explicit(&w->pending, memory_order_relaxed);
+  bool ready = index >= 0 && w->has_decision;
+  if (ready) {
+    copy = w->decision;
+    copy.name = strdup(w->decision.name ? w->decision.name : "");
+    copy.cache_key = strdup(w->decision.cache_key ? w->decision.cache_key : "");
+    ready = copy.name && copy.cache_key;
+  }
+  pthread_mutex_unlock(&s->lock);
+  if (!ready) { /* the first call has not stored it yet, or no memory */
+    stc_decision_clear(&copy);
+    atomic_store(&w->checking, false);
+    run_reference(site, desc);
+    return;
+  }
+  char message[512] = "";
+  stc_rt__trial *trial = NULL;
+  stc_rt__comparison c;
+  memset(&c, 0, sizeof c);
+  uint64_t start = now_ns();
+  stc_status status =
+      stc_rt__trial_create(site, desc, &trial, message, sizeof message);
+  if (status == STC_OK)
+    status = stc_rt__trial_check_on_call(trial, reference, (size_t)index,
+                                         &config->policy.tolerance, &c);
+  bool served = trial && stc_rt__trial_served(trial);
+  stc_rt__trial_destroy(trial);
+  stc_rt__tuning_ns_add(now_ns() - start);
+  size_t runs = reference; /* what the call runs when nothing served it */
+  if (status == STC_ERR_NOMEM) {
+    /* Still pending: a later call may have memory. */
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else if (status == STC_ERR_UNAVAILABLE) {
+    /* A BLAS winner whose library does not load now (blas.c warned): as
+     * decide() does, nothing is published and the next call selects again,
+     * under another key (BLAS variants ineligible), so the tuner's copy of
+     * this one is never asked again. */
+    resolve_pending(s, w, index, false, false, config);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else if (status != STC_OK) {
+    char why[700];
+    snprintf(why, sizeof why, "the deferred check of a cached decision "
+             "failed (%s): %s", stc_status_str(status), message);
+    warn_site(site, why);
+    stc_tuner_invalidate(tuner, &copy, false);
+    resolve_pending(s, w, index, false, false, config);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else if (!c.supported) {
+    /* Over the read-back limit, nothing ran: the tuner's rule for a record
+     * it cannot check (used unverified unless validation is required, else
+     * deleted, and the next call selects again). */
+    if (config->policy.require_validation) {
+      stc_tuner_invalidate(tuner, &copy, false);
+      resolve_pending(s, w, index, false, false, config);
+    } else {
+      resolve_pending(s, w, index, true, false, config);
+      runs = (size_t)index;
+    }
+  } else if (c.mismatches) {
+    /* Wrong here: this call holds the reference's result. The record is
+     * deleted and the winner banned before the workload stops being
+     * pending, so no other call publishes it meanwhile. */
+    stc_rt__warn("site '%s' [%s]: the cached decision failed its check "
+                 "(wrong result: %" PRIu64 " element(s) outside tolerance, "
+                 "max error %g); the call keeps the reference's result, the "
+                 "record is deleted and the site selects again",
+                 site_name(site), w->text, c.mismatches, c.max_error);
+    stc_tuner_invalidate(tuner, &copy, true);
+    resolve_pending(s, w, index, false, false, config);
+    if (config->print_reports)
+      fprintf(stderr, "stc: site %s: %s -> %s (check-failed)\n",
+              site->site_id, w->text, site->variants[reference].name);
+    atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else {
+    resolve_pending(s, w, index, true, true, config);
+    if (config->print_reports) {
+      copy.verified = true;
+      print_decision(site, w, &copy);
+    }
+  }
+  stc_decision_clear(&copy);
+  atomic_store(&w->checking, false);
+  if (!served)
+    stc_rt__call_variant(site, runs, desc);
 }
 
 /* STC_TUNE_CHECK_ALL: validates every variant against the reference on
@@ -843,17 +1107,30 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
   int32_t selected = atomic_load_explicit(&w->selected, memory_order_acquire);
   bool served = false;
   size_t chosen;
-  if (selected >= 0)
+  if (selected >= 0) {
     chosen = (size_t)selected;
-  else if (config->policy.mode == STC_MODE_DISABLED && !config->print_reports)
+  } else if (atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
+    /* Call k >= 2 of a pending workload: the check is on call
+     * check_at_call; until then the reference runs. */
+    if (config->policy.check_at_call > 2 &&
+        atomic_fetch_add(&w->deferred_calls, 1) + 2 <
+            config->policy.check_at_call) {
+      stc_rt__call_variant(site, site->reference, desc);
+      return;
+    }
+    deferred_check(s, w, desc, tuner, config);
+    return;
+  } else if (config->policy.mode == STC_MODE_DISABLED &&
+             !config->print_reports) {
     /* STC_TUNE=off: the tuner would answer "reference" (rule 2); asking it
      * costs scratch copies of the arguments and loading the vendor BLAS
      * (OpenBLAS starts its threads: 6 ms CPU, 18 ms wall per process) to
      * decide eligibility nobody needs. With reports on, it is asked, so
      * that each site's decision is printed. */
     chosen = publish(s, w, site->reference, NULL, config);
-  else
+  } else {
     chosen = decide(s, w, desc, tuner, config, &served);
+  }
   if (!served)
     stc_rt__call_variant(site, chosen, desc);
 }
@@ -872,6 +1149,16 @@ stc_status stc_rt_site_invalidate(stc_rt_site *site, bool ban) {
   workload_table *t = atomic_load_explicit(&s->table, memory_order_relaxed);
   for (size_t i = 0; t && i < t->count; i++) {
     workload *w = t->items[i];
+    if (atomic_load_explicit(&w->pending, memory_order_relaxed) >= 0) {
+      /* A winner awaiting its deferred check: forgotten too. */
+      if (w->has_decision && tuner)
+        stc_tuner_invalidate(tuner, &w->decision, ban);
+      stc_decision_clear(&w->decision);
+      w->has_decision = false;
+      atomic_store_explicit(&w->pending, -1, memory_order_relaxed);
+      dropped++;
+      continue;
+    }
     if (atomic_load_explicit(&w->selected, memory_order_relaxed) < 0)
       continue;
     if (w->has_decision && tuner)

@@ -128,6 +128,18 @@ typedef struct stc_tuner_policy {
                                   run, default true [false: the winner is
                                   validated on scratch state, then the call
                                   runs] */
+  uint32_t check_at_call;      /* the call of a (site, workload) in a
+                                  process on which a disk decision is
+                                  checked (with check_on_call; read by the
+                                  runtime's dispatcher, libstc_rt): 1 = the
+                                  first call runs the winner and the check;
+                                  n > 1 = the first n-1 calls run the
+                                  reference alone (what the default
+                                  lowering runs: no winner, no vendor
+                                  library, no thread team) and the n-th
+                                  checks, so a process that calls a site
+                                  fewer than n times pays nothing for
+                                  tuning, default 2 [1] (>= 1) */
   bool trust_verified;         /* a verified disk record is used with no
                                   check at all when every candidate has a
                                   code identity (stc_candidate), which the
@@ -153,8 +165,8 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples",
- * "noise_retries", "check_on_call", "trust_verified", "allow_tf32",
- * "tolerance_tf32", ...).
+ * "noise_retries", "check_on_call", "check_at_call", "trust_verified",
+ * "allow_tf32", "tolerance_tf32", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */
 stc_status stc_tuner_policy_set(stc_tuner_policy *policy, const char *field,

@@ -244,7 +244,11 @@ static void fresh_config(stc_rt_dispatch_config *config, stc_tune_mode mode,
 static bool fresh_runtime(stc_tune_mode mode, const char *cache_directory) {
   stc_rt_dispatch_config config;
   fresh_config(&config, mode, cache_directory);
-  return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+  stc_error err;
+  if (stc_rt_dispatch_configure(&config, &err) == STC_OK)
+    return true;
+  fprintf(stderr, "configure: %s\n", err.message);
+  return false;
 }
 
 /* A directory of its own for one test. */
@@ -518,7 +522,9 @@ STC_TEST(cache_only_uses_a_decision_from_a_previous_run) {
   STC_CHECK(problem_correct(&p));
   STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
 
-  /* A new runtime instance, as in the next process. */
+  /* A new runtime instance, as in the next process: the first call runs
+   * the reference (the check is deferred, check_at_call 2), the second
+   * checks the winner on itself and publishes it. */
   STC_CHECK(fresh_runtime(STC_MODE_CACHE_ONLY, directory));
   problem_rebase(&p);
   enter(&g_static_site, &p);
@@ -526,6 +532,11 @@ STC_TEST(cache_only_uses_a_decision_from_a_previous_run) {
   stc_rt_dispatch_stats s = stats();
   STC_CHECK_EQ_U64(s.tuner.tunes, 0);
   STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 0);
   STC_CHECK(slot_holds_fast());
   problem_free(&p);
 }
@@ -586,10 +597,14 @@ STC_TEST(disk_decision_is_checked_on_the_call_in_one_reference_run) {
   STC_CHECK(problem_correct(&p));
   STC_CHECK(slot_holds_fast());
 
-  /* The next process: the first call checks the record on itself. C is
-   * accumulated into (INOUT), so a second run of anything on the caller's
-   * arguments would show in the result. */
-  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  /* The next process, with the check on the first call (check_at_call 1):
+   * the first call checks the record on itself. C is accumulated into
+   * (INOUT), so a second run of anything on the caller's arguments would
+   * show in the result. */
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  config.policy.check_at_call = 1;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
   reset_calls();
   problem_rebase(&p);
   enter(&g_static_site, &p);
@@ -612,7 +627,6 @@ STC_TEST(disk_decision_is_checked_on_the_call_in_one_reference_run) {
 
   /* The seed's rule (check_on_call=0): validated on scratch (reference +
    * winner), then the call: the winner runs twice. */
-  stc_rt_dispatch_config config;
   fresh_config(&config, STC_MODE_EXPLORE, directory);
   config.policy.check_on_call = false;
   STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
@@ -637,7 +651,10 @@ STC_TEST(planted_wrong_winner_is_caught_on_the_call) {
   STC_CHECK(problem_correct(&p));
   STC_CHECK_EQ_INT(plant_winner(directory, "wrong", false), 1);
 
-  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  config.policy.check_at_call = 1;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
   reset_calls();
   problem_rebase(&p);
   int saved = capture_begin(log);
@@ -664,6 +681,246 @@ STC_TEST(planted_wrong_winner_is_caught_on_the_call) {
   STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
   STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
   problem_free(&p);
+}
+
+/* The default (check_at_call 2): a disk decision's first call in a process
+ * runs the reference alone, what the default lowering runs (not the winner,
+ * no vendor library); the second call checks the winner on itself in one
+ * reference run and publishes it. */
+STC_TEST(deferred_check_first_call_runs_the_reference_alone) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("deferred"));
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 0, 24);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(slot_holds_fast());
+
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  STC_CHECK_EQ_U64(config.policy.check_at_call, 2); /* the default */
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  reset_calls();
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1); /* the call */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]) + atomic_load(&g_calls[SLOW]) +
+                       atomic_load(&g_calls[WRONG]) +
+                       atomic_load(&g_calls[BLAS]),
+                   0);
+  STC_CHECK(!stc_rt__blas_attempted());
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK_EQ_U64(s.reference_fallbacks, 0);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+
+  /* The second call: the reference on scratch, the winner on the call. */
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 2);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK_EQ_U64(s.tuner.invalidations, 0);
+  STC_CHECK(slot_holds_fast());
+  STC_CHECK_EQ_INT(plant_winner(directory, "fast", true), 1); /* kept */
+
+  /* Then the winner serves: through the slot, and through the runtime. */
+  problem_rebase(&p);
+  STC_CHECK(call_through_slot(&g_slot, &p.ma, &p.mb, &p.mc));
+  STC_CHECK(problem_correct(&p));
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 2);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 3);
+  STC_CHECK_EQ_U64(stats().cached_calls, 1);
+  problem_free(&p);
+}
+
+STC_TEST(deferred_check_catches_a_planted_wrong_winner) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048], log[4096];
+  snprintf(directory, sizeof directory, "%s", test_dir("deferred-wrong"));
+  snprintf(log, sizeof log, "%s/log.txt", directory);
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 4, 25); /* C a view at an offset */
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", false), 1);
+
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  reset_calls();
+  int saved = capture_begin(log);
+  /* First call: the reference alone; the wrong winner has not run. */
+  problem_rebase(&p);
+  enter(&g_dynamic_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 1); /* not yet */
+  /* Second call: checked on the call, caught; C holds the reference's
+   * result. */
+  problem_rebase(&p);
+  enter(&g_dynamic_site, &p);
+  char *text = capture_end(saved, log);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 2);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK_CONTAINS(text, "the cached decision failed its check (wrong result:");
+  STC_CHECK_EQ_INT(count_of(text, "stc: warning:"), 1);
+  free(text);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.invalidations, 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 0); /* deleted */
+
+  /* The next call re-tunes with the wrong variant banned; every call after
+   * that is right too. */
+  for (int i = 0; i < 3; i++) {
+    problem_rebase(&p);
+    enter(&g_dynamic_site, &p);
+    STC_CHECK(problem_correct(&p));
+  }
+  STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 0);
+
+  /* And in cache-only mode the workload keeps the reference afterwards. */
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", false), 1);
+  STC_CHECK(fresh_runtime(STC_MODE_CACHE_ONLY, directory));
+  reset_calls();
+  saved = capture_begin(log);
+  for (int i = 0; i < 4; i++) {
+    problem_rebase(&p);
+    enter(&g_dynamic_site, &p);
+    STC_CHECK(problem_correct(&p));
+  }
+  text = capture_end(saved, log);
+  STC_CHECK_EQ_INT(count_of(text, "stc: warning:"), 1);
+  free(text);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 0);
+  problem_free(&p);
+}
+
+/* check_at_call 3: calls 1 and 2 run the reference alone, call 3 checks the
+ * winner on itself, call 4 runs it through the slot. */
+STC_TEST(check_at_call_three_runs_the_reference_twice) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("deferred-three"));
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 0, 29);
+  enter(&g_static_site, &p);
+  STC_CHECK(slot_holds_fast());
+
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
+  config.policy.check_at_call = 3;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  reset_calls();
+  for (int call = 1; call <= 2; call++) {
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+    STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  }
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 3); /* on scratch */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  STC_CHECK(slot_holds_fast());
+  problem_rebase(&p);
+  STC_CHECK(call_through_slot(&g_slot, &p.ma, &p.mb, &p.mc));
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 2);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.reference_fallbacks, 0);
+  problem_free(&p);
+}
+
+/* A site invalidated while its disk decision awaits the deferred check:
+ * the pending winner is dropped (and banned), never published. */
+STC_TEST(invalidating_a_site_drops_a_pending_check) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("deferred-invalidate"));
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem p;
+  problem_init(&p, 32, 0, 0, 26);
+  enter(&g_static_site, &p);
+  STC_CHECK(slot_holds_fast());
+
+  STC_CHECK(fresh_runtime(STC_MODE_CACHE_ONLY, directory));
+  reset_calls();
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(stc_rt_site_invalidate(&g_static_site, true), STC_OK);
+  STC_CHECK_EQ_INT(plant_winner(directory, "fast", true), 0); /* deleted */
+  for (int i = 0; i < 3; i++) {
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+  }
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) ==
+            (void *)reference_entry);
+  problem_free(&p);
+}
+
+STC_TEST(check_at_call_policy_field) {
+  stc_tuner_policy policy;
+  stc_tuner_policy_init(&policy);
+  STC_CHECK_EQ_U64(policy.check_at_call, 2);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check-at-call", "1", &err),
+                   STC_OK);
+  STC_CHECK_EQ_U64(policy.check_at_call, 1);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check_at_call", "0", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "check_at_call must be >= 1");
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check_at_call", "-1", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(
+      stc_tuner_policy_set(&policy, "check_at_call", "4294967296", &err),
+      STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "check_at_call", "two", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_U64(policy.check_at_call, 1); /* unchanged on error */
+  stc_tuner_policy_init_seed(&policy);
+  STC_CHECK_EQ_U64(policy.check_at_call, 1);
+  /* From the environment: a bad value warns and keeps the default. */
+  char path[4096];
+  snprintf(path, sizeof path, "%s/warnings.txt", test_dir("check-at-call"));
+  stc_rt_dispatch_config config;
+  setenv("STC_TUNE_CHECK_AT_CALL", "1", 1);
+  stc_rt_dispatch_config_from_environment(&config);
+  STC_CHECK_EQ_U64(config.policy.check_at_call, 1);
+  setenv("STC_TUNE_CHECK_AT_CALL", "0", 1);
+  int saved = capture_begin(path);
+  stc_rt_dispatch_config_from_environment(&config);
+  char *text = capture_end(saved, path);
+  unsetenv("STC_TUNE_CHECK_AT_CALL");
+  STC_CHECK_EQ_U64(config.policy.check_at_call, 2);
+  STC_CHECK_CONTAINS(text, "STC_TUNE_CHECK_AT_CALL");
+  STC_CHECK_CONTAINS(text, "check_at_call must be >= 1");
+  free(text);
 }
 
 STC_TEST(trust_verified_runs_a_disk_decision_unchecked_for_the_same_code) {
@@ -828,6 +1085,75 @@ STC_TEST_THREADED(concurrent_first_calls_all_correct_one_tune) {
   STC_CHECK_EQ_U64(stats().tuner.tunes, 1);
   /* Timing under 8 threads is too noisy to insist on the winner here. */
   STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) != NULL);
+}
+
+static void *repeated_caller(void *opaque) {
+  thread_arg *t = opaque;
+  pthread_barrier_wait(t->barrier);
+  t->correct = true;
+  for (int i = 0; i < 3; i++) {
+    problem_rebase(&t->p);
+    enter(&g_static_site, &t->p);
+    t->correct &= problem_correct(&t->p);
+  }
+  return NULL;
+}
+
+/* Threads racing through a deferred check of a planted wrong winner: every
+ * call is right, the winner runs once (the one check), the record goes. */
+STC_TEST_THREADED(concurrent_calls_through_a_deferred_check_all_correct) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("deferred-threads"));
+  STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, directory));
+  problem first;
+  problem_init(&first, 32, 0, 0, 27);
+  enter(&g_static_site, &first);
+  problem_free(&first);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", false), 1);
+
+  STC_CHECK(fresh_runtime(STC_MODE_CACHE_ONLY, directory));
+  reset_calls();
+  enum { THREADS = 8 };
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, NULL, THREADS);
+  thread_arg args[THREADS];
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    args[i].barrier = &barrier;
+    problem_init(&args[i].p, 32, 0, 0, 200 + (unsigned)i);
+  }
+  char log[4096];
+  snprintf(log, sizeof log, "%s/log.txt", directory);
+  int saved = capture_begin(log);
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&threads[i], NULL, repeated_caller, &args[i]);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&barrier);
+  int correct = 0;
+  for (int i = 0; i < THREADS; i++) {
+    correct += args[i].correct;
+    problem_free(&args[i].p);
+  }
+  STC_CHECK_EQ_INT(correct, THREADS);
+  /* One more call checks, if no thread did (all their calls may have come
+   * while the first was still deferring); the next keeps the reference. */
+  problem last;
+  problem_init(&last, 32, 0, 0, 28);
+  for (int i = 0; i < 2; i++) {
+    problem_rebase(&last);
+    enter(&g_static_site, &last);
+    STC_CHECK(problem_correct(&last));
+  }
+  problem_free(&last);
+  char *text = capture_end(saved, log);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(count_of(text, "failed its check"), 1);
+  free(text);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 0);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) ==
+            (void *)reference_entry);
 }
 
 STC_TEST(dynamic_site_tunes_each_workload_once) {
@@ -1401,6 +1727,70 @@ static bool blas_runtime(stc_tune_mode mode, const char *cache,
   atomic_store(&g_fast_repeats, 4);
   config.policy.trust_verified = true;
   return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+}
+
+/* The deferred check with a vendor-BLAS winner: in the next process the
+ * first call runs the reference and does not even try to load the library
+ * (a one-call process never starts OpenBLAS); the second loads it, checks
+ * the BLAS winner on itself and publishes it. */
+STC_TEST(deferred_check_loads_no_blas_on_the_first_call) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char dir[2048], cache[2100], lib[2100], dep[2100];
+  snprintf(dir, sizeof dir, "%s", test_dir("blasdeferred"));
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
+  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
+  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
+  stc_rt_dispatch_config config;
+  /* The first process (a child: a library once loaded stays loaded). */
+  fflush(stderr);
+  pid_t child = fork();
+  STC_CHECK(child >= 0);
+  if (child == 0) {
+    problem p;
+    fresh_config(&config, STC_MODE_EXPLORE, cache);
+    unsetenv("STC_BLAS");
+    setenv("STC_BLAS_LIBRARY", lib, 1);
+    stc_rt__blas_reset();
+    atomic_store(&g_fast_repeats, 4);
+    bool ok = stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+    problem_init(&p, 24, 0, 0, 42);
+    enter(&g_static_site, &p);
+    ok = ok && problem_correct(&p) &&
+         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  STC_CHECK(waitpid(child, &status, 0) == child);
+  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  fresh_config(&config, STC_MODE_CACHE_ONLY, cache);
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  atomic_store(&g_fast_repeats, 4);
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 24, 0, 0, 42);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 0);
+  STC_CHECK(!stc_rt__blas_attempted());
+  STC_CHECK_EQ_U64(stats().tuner.disk_hits, 1);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(stc_rt__blas_attempted());
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 2); /* on scratch */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), 1);      /* the call */
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry);
+  problem_free(&p);
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__dispatch_reset();
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
 }
 
 /* A process tunes with a working library and the BLAS variant wins; in
