@@ -1066,6 +1066,121 @@ STC_TEST(trial_runner_compares_with_tolerance_and_read_back_limit) {
   problem_free(&p);
 }
 
+/* The trial runner's contention rule with scripted CPU waits: each reading
+ * of the process's run-queue wait returns the next value of the script
+ * (the last repeats); readings come in pairs around every timed run. */
+static uint64_t g_wait_script[16];
+static size_t g_wait_len, g_wait_next;
+static bool g_wait_unknown;
+
+static bool scripted_wait(uint64_t *wait_ns) {
+  if (g_wait_unknown)
+    return false;
+  size_t i = g_wait_next < g_wait_len ? g_wait_next++ : g_wait_len - 1;
+  *wait_ns = g_wait_script[i];
+  return true;
+}
+
+static void script_waits(const uint64_t *waits, size_t count) {
+  memcpy(g_wait_script, waits, count * sizeof *waits);
+  g_wait_len = count;
+  g_wait_next = 0;
+  g_wait_unknown = false;
+}
+
+static void *spin_for(void *arg) {
+  const atomic_bool *stop = arg;
+  volatile uint64_t sink = 0;
+  while (!atomic_load(stop))
+    sink++;
+  return NULL;
+}
+
+STC_TEST(trial_runner_times_contended_runs_again) {
+  /* The rule: waits over 1/20 of the run plus 50 us. */
+  STC_CHECK(!stc_rt__contended(50000, 0));
+  STC_CHECK(stc_rt__contended(50001, 0));
+  STC_CHECK(!stc_rt__contended(100000, 1000000));
+  STC_CHECK(stc_rt__contended(100001, 1000000));
+  problem p;
+  problem_init(&p, 8, 0, 0, 19);
+  void *desc[3] = {&p.ma, &p.mb, &p.mc};
+  char message[256];
+  stc_rt__trial *trial = NULL;
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  stc_rt__set_cpu_wait_source(scripted_wait);
+  uint64_t ns = 0;
+  int before = atomic_load(&g_calls[FAST]);
+  /* One second of waits in the first run: timed again, and the second
+   * run (no wait) is kept. */
+  script_waits((const uint64_t[]){0, 1000000000u, 1000000000u}, 3);
+  STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, FAST, &ns), STC_OK);
+  STC_CHECK(ns > 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]) - before, 2);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 1);
+  /* Contended for good: three retakes at most, then the fastest is kept. */
+  before = atomic_load(&g_calls[FAST]);
+  script_waits((const uint64_t[]){0, 1000000000u, 2000000000u, 3000000000u,
+                                  4000000000u, 5000000000u, 6000000000u,
+                                  7000000000u, 8000000000u},
+               9);
+  STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, FAST, &ns), STC_OK);
+  STC_CHECK(ns > 0);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]) - before, 4);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 1 + 4);
+  /* A thread that exited between the readings takes its waits along: a
+   * smaller sum is no wait, not an overflow. */
+  before = atomic_load(&g_calls[FAST]);
+  script_waits((const uint64_t[]){5000000000u, 0}, 2);
+  STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, FAST, &ns), STC_OK);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]) - before, 1);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 5);
+  /* Waits unknown (no schedstats): every run is kept as it is. */
+  g_wait_unknown = true;
+  before = atomic_load(&g_calls[FAST]);
+  STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, FAST, &ns), STC_OK);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]) - before, 1);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 5);
+  /* Validation runs are never timed, hence never taken again. */
+  g_wait_unknown = false;
+  script_waits((const uint64_t[]){0, 1000000000u, 2000000000u, 3000000000u}, 4);
+  stc_tolerance tol = {1e-4, 1e-3, 1u << 20};
+  stc_rt__comparison c;
+  before = atomic_load(&g_calls[FAST]);
+  STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, FAST, &tol, &c) == STC_OK);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]) - before, 1);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 5);
+  stc_rt__set_cpu_wait_source(NULL);
+  stc_rt__trial_destroy(trial);
+
+  /* The real source, where Linux keeps schedstats: with twice as many
+   * spinning threads as CPUs some thread of the process waits on a run
+   * queue during a run of a few ms, and the runner sees it. */
+  if (access("/proc/self/schedstat", R_OK) != 0) {
+    problem_free(&p);
+    return;
+  }
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t spinners = cpus > 0 && cpus < 16 ? 2 * (size_t)cpus : 32;
+  pthread_t threads[32];
+  atomic_bool stop = false;
+  for (size_t i = 0; i < spinners; i++)
+    STC_CHECK(pthread_create(&threads[i], NULL, spin_for, &stop) == 0);
+  atomic_store(&g_fast_repeats, 2000); /* a few ms per run */
+  for (int i = 0; i < 4 && stc_rt__trial_contended(trial) == 0; i++)
+    STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, FAST, &ns), STC_OK);
+  atomic_store(&g_fast_repeats, 1);
+  atomic_store(&stop, true);
+  for (size_t i = 0; i < spinners; i++)
+    pthread_join(threads[i], NULL);
+  STC_CHECK(stc_rt__trial_contended(trial) > 0);
+  stc_rt__trial_destroy(trial);
+  problem_free(&p);
+}
+
 STC_TEST(static_shape_variants_only_run_at_static_sites) {
   static const stc_rt_variant variants[2] = {
       VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
