@@ -126,6 +126,13 @@ def site_report(run):
     return max(reps, key=lambda r: len(r["candidates"])) if reps else None
 
 
+def cold(path):
+    """A cache directory with nothing in it: a --keep directory used before
+    would otherwise hand the runs its decisions (disk-cache hits, no tune)."""
+    shutil.rmtree(path, ignore_errors=True)
+    return path
+
+
 def warnings_of(run):
     return sorted({l for l in run.err.splitlines() if "warning" in l})
 
@@ -209,17 +216,18 @@ def main():
         if err:
             print("%-20s %-13s BUILD FAILED: %s" % (name, kind, err))
             failures += 1
-            rows.append([name, kind, "x".join(map(str, dims))] + [None] * 16 + ["BUILD FAILED"] + [None] * 5)
+            rows.append([name, kind, "x".join(map(str, dims))] + [None] * 16 + ["BUILD FAILED"] + [None] * 6)
             continue
         notes = []
-        ref = sb.run(exe, {"STC_TUNE": "off"}, cache=os.path.join(work, name + ".c0"))
+        ref = sb.run(exe, {"STC_TUNE": "off"}, cache=cold(os.path.join(work, name + ".c0")))
         expect = ref.values()
         if ref.rc != 0 or not expect:
             notes.append("reference run failed (rc %d)" % ref.rc)
-        orc = sb.run(exe, oracle_env(a.oracle_samples), cache=os.path.join(work, name + ".c1"))
-        pick = sb.run(exe, {"STC_TUNE_REPORT": "1"}, cache=os.path.join(work, name + ".c2"))
+        load = sb.loadavg()  # other sessions' load skews the pick most
+        orc = sb.run(exe, oracle_env(a.oracle_samples), cache=cold(os.path.join(work, name + ".c1")))
+        pick = sb.run(exe, {"STC_TUNE_REPORT": "1"}, cache=cold(os.path.join(work, name + ".c2")))
         noer = None if a.no_noer else sb.run(exe, {"STC_TUNE_REPORT": "1", "STC_TUNE_EARLY_REJECTION": "0"},
-                                              cache=os.path.join(work, name + ".c3"))
+                                              cache=cold(os.path.join(work, name + ".c3")))
         for label, r in (("reference", ref), ("oracle", orc), ("pick", pick), ("noer", noer)):
             if r is None:
                 continue
@@ -300,12 +308,12 @@ def main():
         check = "; ".join(notes) if notes else "ok"
         if prep and prep["exhausted"]:
             check += " (budget exhausted)"
-        print("%-20s %-13s %4d %-32s %7s %-32s %7s %8s %7s %-32s %4s %7s %8s %-32s %7s  %s"
+        print("%-20s %-13s %4d %-32s %7s %-32s %7s %8s %7s %-32s %4s %7s %8s %-32s %7s  %s  [load %s]"
               % (name, kind, nvars, best or "-", sb.fmt(best_r), pw or "-", sb.fmt(rg), sb.fmt(tune_s),
                  ("~%d" if est else "%d") % trials if trials is not None else "-",
                  nw or "-", ("yes" if pw == nw else "NO") if nw else "-", sb.fmt(blas_r),
                  {None: "-", True: "yes", False: "no"}[gb], st_best or "-", sb.fmt(st_regret),
-                 check), flush=True)
+                 check, load), flush=True)
         rows.append([name, kind, "x".join(map(str, dims)), nvars, best, best_r, pw,
                      ratios.get(pw), rg, tune_s, trials, int(est), pick.wall, nw, nrg,
                      nrep["elapsed_ms"] / 1000 if nrep and nrep["elapsed_ms"] is not None else None,
@@ -315,7 +323,8 @@ def main():
                      " ".join("%s:%s" % (c["name"], c["note"].split(":")[0])
                               for c in (prep["candidates"] if prep else [])),
                      st_best, st_regret,
-                     " ".join("%s=%.6g" % (n_, t_ * 1000) for n_, t_ in sorted(st_times.items()))])
+                     " ".join("%s=%.6g" % (n_, t_ * 1000) for n_, t_ in sorted(st_times.items())),
+                     load])
 
     # 3. Stability: the issue's two matmuls, N cold caches each.
     stab_fields = []
@@ -327,7 +336,7 @@ def main():
         winners, times = [], []
         for i in range(stability):
             r = sb.run(os.path.join(work, name), {"STC_TUNE_REPORT": "1"},
-                       cache=os.path.join(work, "%s.s%d" % (name, i)))
+                       cache=cold(os.path.join(work, "%s.s%d" % (name, i))))
             rep = site_report(r)
             winners.append(rep["winner"] if rep else "?")
             times.append(rep["elapsed_ms"] / 1000 if rep and rep["elapsed_ms"] is not None else None)
@@ -344,7 +353,7 @@ def main():
                        "pick_process_s", "pick_no_early_rejection", "regret_no_early_rejection",
                        "tune_s_no_early_rejection", "blas_ratio", "best_generated_ratio",
                        "compile_s", "check", "oracle_ratio_noise", "pick_notes",
-                       "steady_best", "steady_regret", "steady_ms_per_call"], rows)
+                       "steady_best", "steady_regret", "steady_ms_per_call", "load"], rows)
     if stab_rows:
         sb.write_csv(csv.replace(".csv", "-stability.csv"),
                      ["workload", "winners", "same", "runs", "tune_s"], stab_rows)
