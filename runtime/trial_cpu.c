@@ -125,6 +125,7 @@ struct stc_rt__trial {
    * the retakes and the runs kept have cost, which bounds the retakes. */
   size_t contended;
   uint64_t kept_ns, retaken_ns;
+  uint64_t *clean_ns; /* per variant: its fastest uncontended run, or 0 */
   stc_rt__gpu_trial *gpu;  /* a device site: everything forwards to it */
 };
 
@@ -223,6 +224,7 @@ void stc_rt__trial_destroy(stc_rt__trial *trial) {
     return;
   for (size_t i = 0; i < trial->num_written; i++)
     written_free(&trial->written[i]);
+  free(trial->clean_ns);
   stc_rt__gpu_trial_destroy(trial->gpu);
   free(trial);
 }
@@ -246,6 +248,13 @@ stc_status stc_rt__trial_create(const stc_rt_site *site,
     }
     *out = t;
     return STC_OK;
+  }
+  t->clean_ns = calloc(site->num_variants ? site->num_variants : 1,
+                       sizeof *t->clean_ns);
+  if (!t->clean_ns) {
+    snprintf(message, message_size, "out of memory for the trial runner");
+    stc_rt__trial_destroy(t);
+    return STC_ERR_NOMEM;
   }
   for (size_t i = 0; i < site->num_args; i++) {
     t->caller[i] = descriptors[i];
@@ -297,12 +306,17 @@ static bool buffer_ready(written_arg *w, bool reference_set) {
  * and while the retakes have cost less than the runs kept (plus
  * STC_CONTENDED_GRACE_NS), so that a machine loaded for good at most
  * doubles a tune. The run kept is the first uncontended one, or else the
- * fastest. */
+ * fastest. A wait that did not slow the run is no contention: once a
+ * variant has an uncontended run, a run within 1/20 of its fastest one is
+ * kept whatever its threads waited (libomp's idle workers spin for 200 ms
+ * after a parallel region, and under other load their waits came with
+ * every run of the serial reference, which they did not slow). */
 #define STC_CONTENDED_RETAKES 3u
 #define STC_CONTENDED_GRACE_NS 20000000u
 
 static bool cpu_wait_of_process(uint64_t *wait_ns);
 static bool (*g_cpu_wait)(uint64_t *wait_ns) = cpu_wait_of_process;
+static uint64_t (*g_run_clock)(void) = now_ns;
 
 /* The sum of the process's threads' run-queue waits; false when Linux
  * does not tell (no /proc, no schedstats): then no run is retaken. */
@@ -346,8 +360,10 @@ static bool cpu_wait_of_process(uint64_t *wait_ns) {
   return true;
 }
 
-void stc_rt__set_cpu_wait_source(bool (*source)(uint64_t *wait_ns)) {
-  g_cpu_wait = source ? source : cpu_wait_of_process;
+void stc_rt__set_trial_sources(bool (*wait)(uint64_t *wait_ns),
+                               uint64_t (*clock)(void)) {
+  g_cpu_wait = wait ? wait : cpu_wait_of_process;
+  g_run_clock = clock ? clock : now_ns;
 }
 
 bool stc_rt__contended(uint64_t wait_ns, uint64_t run_ns) {
@@ -406,9 +422,9 @@ static bool run_on(stc_rt__trial *t, size_t variant, bool reference_set,
     wait_out_blas_spin();
   uint64_t wait_before = 0, wait_after = 0;
   bool wait_known = waited && g_cpu_wait(&wait_before);
-  uint64_t start = now_ns();
+  uint64_t start = g_run_clock();
   stc_rt__call_variant(t->site, variant, args);
-  uint64_t end = now_ns();
+  uint64_t end = g_run_clock();
   if (waited) {
     wait_known = wait_known && g_cpu_wait(&wait_after);
     /* A thread that exited took its waits along: never below zero. */
@@ -448,8 +464,12 @@ static bool timed_run(stc_rt__trial *t, size_t variant, uint64_t *ns) {
     uint64_t run_ns = 0, waited = 0;
     if (!run_on(t, variant, false, &run_ns, &waited))
       return false;
-    if (waited == UINT64_MAX || !stc_rt__contended(waited, run_ns)) {
+    uint64_t clean = t->clean_ns[variant];
+    if (waited == UINT64_MAX || !stc_rt__contended(waited, run_ns) ||
+        (clean && run_ns <= clean + clean / 20)) {
       *ns = run_ns;
+      if (!clean || run_ns < clean)
+        t->clean_ns[variant] = run_ns ? run_ns : 1;
       break;
     }
     t->contended++;
