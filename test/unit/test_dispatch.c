@@ -1189,6 +1189,19 @@ STC_TEST(trial_runner_times_contended_runs_again) {
   /* 10 ms retaken + 50 > 10 ms kept + 20: kept at once. */
   STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
   STC_CHECK_EQ_U64(ns, 50 * ms);
+  /* A variant whose uncontended run is under 200 us is not watched any
+   * more: its waits are not even read. */
+  stc_rt__trial_destroy(trial);
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  script_runs((const uint64_t[]){150000, 190000}, (const uint64_t[]){0, 5 * ms}, 2);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 150000);
+  STC_CHECK_EQ_U64(g_waits.next, 2);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 190000);
+  STC_CHECK_EQ_U64(g_waits.next, 2);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 0);
   /* Validation runs are never timed, hence never taken again. */
   script_runs((const uint64_t[]){9 * ms}, (const uint64_t[]){50 * ms}, 1);
   stc_tolerance tol = {1e-4, 1e-3, 1u << 20};
