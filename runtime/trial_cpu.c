@@ -121,7 +121,7 @@ struct stc_rt__trial {
   bool served;
   char check_message[256]; /* why check_on_call failed, or "" */
   char unready[1200];      /* why a variant could not run (UNAVAILABLE) */
-  /* Contended runs (cpu_wait_of): how many were timed again, and the time
+  /* Contended runs (timed_run): how many were timed again, and the time
    * the retakes and the runs kept have cost, which bounds the retakes. */
   size_t contended;
   uint64_t kept_ns, retaken_ns;
