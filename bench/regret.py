@@ -57,6 +57,7 @@ import atexit
 import concurrent.futures
 import os
 import re
+import resource
 import shutil
 import sys
 import tempfile
@@ -124,6 +125,40 @@ def site_report(run):
     """The kernel's report (the site with the most candidates)."""
     reps = [r for r in run.reports if r["candidates"]]
     return max(reps, key=lambda r: len(r["candidates"])) if reps else None
+
+
+def machine_busy_s():
+    """CPU seconds the whole machine has been busy (/proc/stat: user, nice,
+    system, irq, softirq, steal; guest time is inside user); None without
+    /proc."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+
+
+def run_watched(exe, env, cache):
+    """sb.run, and how many CPUs other processes kept busy meanwhile (the
+    machine's busy time less the run's own CPU time, per second of the run;
+    10 ms ticks, so +-0.1 on a 0.1 s run). The load average says little
+    about a tune of 0.1 s; this says whether the cores a parallel candidate
+    needs were free while it was timed."""
+    busy0, own0 = machine_busy_s(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = sb.run(exe, env, cache=cache)
+    busy1, own1 = machine_busy_s(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    if busy0 is None or busy1 is None or run.wall <= 0:
+        return run, None
+    own = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
+    return run, max(0.0, busy1 - busy0 - own) / run.wall
+
+
+def cold(path):
+    """A cache directory with nothing in it: a --keep directory used before
+    would otherwise hand the runs its decisions (disk-cache hits, no tune)."""
+    shutil.rmtree(path, ignore_errors=True)
+    return path
 
 
 def warnings_of(run):
@@ -209,17 +244,21 @@ def main():
         if err:
             print("%-20s %-13s BUILD FAILED: %s" % (name, kind, err))
             failures += 1
-            rows.append([name, kind, "x".join(map(str, dims))] + [None] * 16 + ["BUILD FAILED"] + [None] * 5)
+            rows.append([name, kind, "x".join(map(str, dims))] + [None] * 16 + ["BUILD FAILED"] + [None] * 9)
             continue
         notes = []
-        ref = sb.run(exe, {"STC_TUNE": "off"}, cache=os.path.join(work, name + ".c0"))
+        ref = sb.run(exe, {"STC_TUNE": "off"}, cache=cold(os.path.join(work, name + ".c0")))
         expect = ref.values()
         if ref.rc != 0 or not expect:
             notes.append("reference run failed (rc %d)" % ref.rc)
-        orc = sb.run(exe, oracle_env(a.oracle_samples), cache=os.path.join(work, name + ".c1"))
-        pick = sb.run(exe, {"STC_TUNE_REPORT": "1"}, cache=os.path.join(work, name + ".c2"))
-        noer = None if a.no_noer else sb.run(exe, {"STC_TUNE_REPORT": "1", "STC_TUNE_EARLY_REJECTION": "0"},
-                                              cache=os.path.join(work, name + ".c3"))
+        load = sb.loadavg()  # other sessions' load skews the pick most
+        orc, others_orc = run_watched(exe, oracle_env(a.oracle_samples),
+                                      cold(os.path.join(work, name + ".c1")))
+        pick, others_pick = run_watched(exe, {"STC_TUNE_REPORT": "1"},
+                                        cold(os.path.join(work, name + ".c2")))
+        noer, others_noer = (None, None) if a.no_noer else run_watched(
+            exe, {"STC_TUNE_REPORT": "1", "STC_TUNE_EARLY_REJECTION": "0"},
+            cold(os.path.join(work, name + ".c3")))
         for label, r in (("reference", ref), ("oracle", orc), ("pick", pick), ("noer", noer)):
             if r is None:
                 continue
@@ -300,12 +339,12 @@ def main():
         check = "; ".join(notes) if notes else "ok"
         if prep and prep["exhausted"]:
             check += " (budget exhausted)"
-        print("%-20s %-13s %4d %-32s %7s %-32s %7s %8s %7s %-32s %4s %7s %8s %-32s %7s  %s"
+        print("%-20s %-13s %4d %-32s %7s %-32s %7s %8s %7s %-32s %4s %7s %8s %-32s %7s  %s  [load %s, others %s cpu]"
               % (name, kind, nvars, best or "-", sb.fmt(best_r), pw or "-", sb.fmt(rg), sb.fmt(tune_s),
                  ("~%d" if est else "%d") % trials if trials is not None else "-",
                  nw or "-", ("yes" if pw == nw else "NO") if nw else "-", sb.fmt(blas_r),
                  {None: "-", True: "yes", False: "no"}[gb], st_best or "-", sb.fmt(st_regret),
-                 check), flush=True)
+                 check, load, sb.fmt(others_pick, "%.2f")), flush=True)
         rows.append([name, kind, "x".join(map(str, dims)), nvars, best, best_r, pw,
                      ratios.get(pw), rg, tune_s, trials, int(est), pick.wall, nw, nrg,
                      nrep["elapsed_ms"] / 1000 if nrep and nrep["elapsed_ms"] is not None else None,
@@ -315,7 +354,8 @@ def main():
                      " ".join("%s:%s" % (c["name"], c["note"].split(":")[0])
                               for c in (prep["candidates"] if prep else [])),
                      st_best, st_regret,
-                     " ".join("%s=%.6g" % (n_, t_ * 1000) for n_, t_ in sorted(st_times.items()))])
+                     " ".join("%s=%.6g" % (n_, t_ * 1000) for n_, t_ in sorted(st_times.items())),
+                     load, others_orc, others_pick, others_noer])
 
     # 3. Stability: the issue's two matmuls, N cold caches each.
     stab_fields = []
@@ -327,7 +367,7 @@ def main():
         winners, times = [], []
         for i in range(stability):
             r = sb.run(os.path.join(work, name), {"STC_TUNE_REPORT": "1"},
-                       cache=os.path.join(work, "%s.s%d" % (name, i)))
+                       cache=cold(os.path.join(work, "%s.s%d" % (name, i))))
             rep = site_report(r)
             winners.append(rep["winner"] if rep else "?")
             times.append(rep["elapsed_ms"] / 1000 if rep and rep["elapsed_ms"] is not None else None)
@@ -344,7 +384,8 @@ def main():
                        "pick_process_s", "pick_no_early_rejection", "regret_no_early_rejection",
                        "tune_s_no_early_rejection", "blas_ratio", "best_generated_ratio",
                        "compile_s", "check", "oracle_ratio_noise", "pick_notes",
-                       "steady_best", "steady_regret", "steady_ms_per_call"], rows)
+                       "steady_best", "steady_regret", "steady_ms_per_call", "load",
+                       "others_cpu_oracle", "others_cpu_pick", "others_cpu_noer"], rows)
     if stab_rows:
         sb.write_csv(csv.replace(".csv", "-stability.csv"),
                      ["workload", "winners", "same", "runs", "tune_s"], stab_rows)

@@ -159,6 +159,20 @@ stc_status stc_rt__trial_check_on_call(stc_rt__trial *trial, size_t reference,
                                        size_t candidate,
                                        const stc_tolerance *tolerance,
                                        stc_rt__comparison *out);
+/* Timed runs of trial_measure during which the process's threads waited
+ * for a CPU (stc_rt__contended) and that were slower than the variant's
+ * fastest uncontended run (or it had none), so were timed again or, out of
+ * retakes, kept as the fastest of their attempts. */
+size_t stc_rt__trial_contended(const stc_rt__trial *trial);
+/* Whether a run of run_ns whose threads waited wait_ns for a CPU is
+ * contended: wait_ns > run_ns / 20 + 50 us. */
+bool stc_rt__contended(uint64_t wait_ns, uint64_t run_ns);
+/* For tests: where the process's CPU wait comes from (NULL: the threads'
+ * /proc/self/task/TID/schedstat; a source returning false: unknown, no run
+ * is retaken) and the clock read at the start and the end of a timed run
+ * (NULL: CLOCK_MONOTONIC). Not thread-safe: set them while no trial runs. */
+void stc_rt__set_trial_sources(bool (*wait)(uint64_t *wait_ns),
+                               uint64_t (*clock)(void));
 /* True once check_on_call ran a variant on the caller's arguments. */
 bool stc_rt__trial_served(const stc_rt__trial *trial);
 /* Why check_on_call found the candidate wrong, or "" (never NULL). */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the variants ---- */
@@ -1390,6 +1391,186 @@ STC_TEST(trial_runner_compares_with_tolerance_and_read_back_limit) {
   STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
                                  sizeof message) == STC_ERR_INVALID);
   STC_CHECK(trial == NULL);
+  problem_free(&p);
+}
+
+/* The trial runner's contention rule with scripted CPU waits and run
+ * times: each reading of the process's run-queue wait returns the next
+ * value of its script, each reading of the run clock the next value of its
+ * own (the last repeats); both are read at the start and the end of every
+ * timed run. */
+typedef struct script {
+  uint64_t values[16];
+  size_t count, next;
+} script;
+static script g_waits, g_clock;
+static bool g_wait_unknown;
+
+static uint64_t script_next(script *s) {
+  return s->values[s->next < s->count ? s->next++ : s->count - 1];
+}
+
+static bool scripted_wait(uint64_t *wait_ns) {
+  if (g_wait_unknown)
+    return false;
+  *wait_ns = script_next(&g_waits);
+  return true;
+}
+
+static uint64_t scripted_clock(void) { return script_next(&g_clock); }
+
+/* Scripts runs: run i takes times[i] ns while the threads wait waits[i]. */
+static void script_runs(const uint64_t *times, const uint64_t *waits,
+                        size_t runs) {
+  uint64_t now = 1000000000u, waited = 0;
+  g_clock.count = g_waits.count = 2 * runs;
+  g_clock.next = g_waits.next = 0;
+  for (size_t i = 0; i < runs; i++) {
+    g_clock.values[2 * i] = now;
+    g_clock.values[2 * i + 1] = now += times[i];
+    g_waits.values[2 * i] = waited;
+    g_waits.values[2 * i + 1] = waited += waits[i];
+    now += 1000; /* the restore between runs */
+    waited += 1000000; /* waits between runs do not count */
+  }
+  g_wait_unknown = false;
+}
+
+static void *spin_for(void *arg) {
+  const atomic_bool *stop = arg;
+  volatile uint64_t sink = 0;
+  while (!atomic_load(stop))
+    sink++;
+  return NULL;
+}
+
+/* Measures FAST once; returns how many runs it took. */
+static int measure_fast(stc_rt__trial *trial, uint64_t *ns) {
+  int before = atomic_load(&g_calls[FAST]);
+  if (stc_rt__trial_measure(trial, FAST, ns) != STC_OK)
+    return -1;
+  return atomic_load(&g_calls[FAST]) - before;
+}
+
+STC_TEST(trial_runner_times_contended_runs_again) {
+  /* The rule: waits over 1/20 of the run plus 50 us. */
+  STC_CHECK(!stc_rt__contended(50000, 0));
+  STC_CHECK(stc_rt__contended(50001, 0));
+  STC_CHECK(!stc_rt__contended(100000, 1000000));
+  STC_CHECK(stc_rt__contended(100001, 1000000));
+  problem p;
+  problem_init(&p, 8, 0, 0, 19);
+  void *desc[3] = {&p.ma, &p.mb, &p.mc};
+  char message[256];
+  stc_rt__trial *trial = NULL;
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  stc_rt__set_trial_sources(scripted_wait, scripted_clock);
+  uint64_t ns = 0;
+  const uint64_t ms = 1000000;
+  /* 5 ms of waits in a 2 ms run: timed again; the second run (no wait)
+   * is kept, although the first was faster. */
+  script_runs((const uint64_t[]){2 * ms, 3 * ms}, (const uint64_t[]){5 * ms, 0}, 2);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 2);
+  STC_CHECK_EQ_U64(ns, 3 * ms);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 1);
+  /* FAST's fastest uncontended run is now 3 ms: waits in a run within
+   * 1/20 of it did not slow it (an idle worker's spin), so it is kept... */
+  script_runs((const uint64_t[]){3 * ms + ms / 20}, (const uint64_t[]){5 * ms}, 1);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 3 * ms + ms / 20);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 1);
+  /* ...a slower one is timed again: contended for good, three retakes at
+   * most, then the fastest attempt is kept. */
+  script_runs((const uint64_t[]){9 * ms, 7 * ms, 8 * ms, 9 * ms, 1 * ms},
+              (const uint64_t[]){5 * ms, 5 * ms, 5 * ms, 5 * ms, 0}, 5);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 4);
+  STC_CHECK_EQ_U64(ns, 7 * ms);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 1 + 4);
+  /* A thread that exited between the readings takes its waits along: a
+   * smaller sum is no wait, not an overflow. */
+  script_runs((const uint64_t[]){5 * ms}, (const uint64_t[]){0}, 1);
+  g_waits.values[0] = 5000 * ms;
+  g_waits.values[1] = 0;
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 5 * ms);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 5);
+  /* Waits unknown (no schedstats): every run is kept as it is. */
+  script_runs((const uint64_t[]){6 * ms}, (const uint64_t[]){0}, 1);
+  g_wait_unknown = true;
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 6 * ms);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 5);
+  /* Retakes cost at most the runs kept plus 20 ms (a fresh trial: no
+   * uncontended run yet). A 10 ms run is retaken; a 50 ms retake would
+   * overspend, so the fastest attempt so far is kept. */
+  stc_rt__trial_destroy(trial);
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  script_runs((const uint64_t[]){10 * ms, 50 * ms},
+              (const uint64_t[]){10 * ms, 50 * ms}, 2);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 2);
+  STC_CHECK_EQ_U64(ns, 10 * ms);
+  script_runs((const uint64_t[]){50 * ms, 40 * ms, 50 * ms},
+              (const uint64_t[]){50 * ms, 50 * ms, 50 * ms}, 3);
+  /* 10 ms retaken + 50 > 10 ms kept + 20: kept at once. */
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 50 * ms);
+  /* A variant whose uncontended run is under 200 us is not watched any
+   * more: its waits are not even read. */
+  stc_rt__trial_destroy(trial);
+  STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  script_runs((const uint64_t[]){150000, 190000}, (const uint64_t[]){0, 5 * ms}, 2);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 150000);
+  STC_CHECK_EQ_U64(g_waits.next, 2);
+  STC_CHECK_EQ_INT(measure_fast(trial, &ns), 1);
+  STC_CHECK_EQ_U64(ns, 190000);
+  STC_CHECK_EQ_U64(g_waits.next, 2);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), 0);
+  /* Validation runs are never timed, hence never taken again. */
+  script_runs((const uint64_t[]){9 * ms}, (const uint64_t[]){50 * ms}, 1);
+  stc_tolerance tol = {1e-4, 1e-3, 1u << 20};
+  stc_rt__comparison c;
+  int before = atomic_load(&g_calls[FAST]);
+  size_t contended = stc_rt__trial_contended(trial);
+  STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, FAST, &tol, &c) == STC_OK);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]) - before, 1);
+  STC_CHECK_EQ_U64(stc_rt__trial_contended(trial), contended);
+  stc_rt__set_trial_sources(NULL, NULL);
+  stc_rt__trial_destroy(trial);
+
+  /* The real sources, where Linux keeps schedstats: with twice as many
+   * spinning threads as CPUs, threads of the process wait on a run queue
+   * during a run of a few ms, and a fresh trial (no uncontended run to
+   * compare with) times it again. */
+  if (access("/proc/self/schedstat", R_OK) != 0) {
+    problem_free(&p);
+    return;
+  }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t spinners = cpus > 0 && cpus < 16 ? 2 * (size_t)cpus : 32;
+  pthread_t threads[32];
+  atomic_bool stop = false;
+  for (size_t i = 0; i < spinners; i++)
+    STC_CHECK(pthread_create(&threads[i], NULL, spin_for, &stop) == 0);
+  struct timespec settle = {0, 20000000}; /* the spinners are running */
+  nanosleep(&settle, NULL);
+  atomic_store(&g_fast_repeats, 20000);
+  size_t seen = 0;
+  for (int i = 0; i < 4 && seen == 0; i++) {
+    STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
+                                   sizeof message) == STC_OK);
+    STC_CHECK_EQ_INT(stc_rt__trial_measure(trial, FAST, &ns), STC_OK);
+    seen = stc_rt__trial_contended(trial);
+    stc_rt__trial_destroy(trial);
+  }
+  atomic_store(&g_fast_repeats, 1);
+  atomic_store(&stop, true);
+  for (size_t i = 0; i < spinners; i++)
+    pthread_join(threads[i], NULL);
+  STC_CHECK(seen > 0);
   problem_free(&p);
 }
 
