@@ -100,7 +100,11 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
 #define DEFAULT_SITES                                                         \
   "cublas,128x128/8x8/k8/shared,128x64/8x4/k16/shared,64x64/4x4/k16/shared,"   \
   "64x64/4x4/k16/shared/split4,32x64/2x4/k16/shared/split4,64x64/4x4/k8,"       \
-  "32x32/2x2/k8"
+  "32x32/2x2/k8," DEFAULT_CONV_SITES
+
+/* Convolutions and row reductions (gpu_conv_schedule.c): register tiles of
+ * pixels x output channels; a warp or a block per row. */
+#define DEFAULT_CONV_SITES "conv:1x4,conv:4x4,conv:2x8,red:warp,red:warp/v4,red:block"
 
 #define CUBLAS_SCRIPT                                                          \
   "module attributes {transform.with_named_sequence} {\n"                     \
@@ -130,7 +134,7 @@ static bool site_scripts_add(site_scripts *list, const char *name, char *script)
     return false;
   }
   list->owned[list->count] = script;
-  list->items[list->count++] = (stc_schedule_text){name, script};
+  list->items[list->count++] = (stc_schedule_text){name, script, NULL};
   return true;
 }
 
@@ -149,12 +153,24 @@ static stc_status site_scripts_make(const char *list, site_scripts *out,
   char *save = NULL;
   for (char *item = strtok_r(copy, ",", &save); item && status == STC_OK;
        item = strtok_r(NULL, ",", &save), n++) {
-    char why[160] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared[/splitS]] and "
-                    "cublas, comma-separated",
+    char why[200] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared[/splitS]], "
+                    "conv:PxF, red:warp[/v4], red:block and cublas, comma-separated",
          text[1024];
     stc_gpu_schedule schedule;
-    bool ok = n < 32;
-    if (ok && strcmp(item, "cublas") == 0) {
+    stc_gpu_kernel kernel;
+    bool ok = n < 32, is_kernel = false;
+    if (ok && stc_gpu_kernel_parse(item, &kernel, &is_kernel, why, sizeof why)) {
+      /* conv:PxF / red:... (gpu_conv_schedule.c): each kernel checks the
+       * op itself (accepts), declining with a remark. */
+      stc_gpu_kernel_name(&kernel, names[n], 64);
+      ok = site_scripts_add(out, names[n], stc_gpu_kernel_site_script(&kernel, 1));
+      if (ok)
+        out->items[out->count - 1].accepts = stc_gpu_kernel_accepts;
+    } else if (ok && is_kernel) {
+      stc_error_set(err, NULL, 0, 0, "invalid --gpu-sites item '%s' (%s)", item, why);
+      status = STC_ERR_INVALID;
+      break;
+    } else if (ok && strcmp(item, "cublas") == 0) {
       snprintf(names[n], 64, "gpu_cublas");
       for (int batch = 0; batch < 2 && ok; batch++) {
         snprintf(text, sizeof text, CUBLAS_SCRIPT, batch ? "batch_matmul" : "matmul");
