@@ -7,11 +7,15 @@
 #
 # build: BUNDLE (default build/gpu-bundle) gets
 #   lib/libstc_rt.so (+ libyaml), bin/test_gpu (the GPU unit tests),
-#   examples/<name>.cuda   each examples/*.mlir and test/gpu/Inputs/*.mlir
-#                          compiled with --tune-hot-paths
+#   examples/<name>.cuda   each examples/*.mlir, test/gpu/Inputs/*.mlir,
+#                          test/e2e/Inputs/*.mlir with a @main that prints
+#                          and tools/gpu/convred.mlir (the conv/reduction
+#                          bench) compiled with --tune-hot-paths
 #                          --target=cuda --emit=obj and AOT-linked with
 #                          libstc_rt and tools/gpu/print_memref.c (MLIR's
 #                          printMemrefF32 library needs libLLVM);
+#   examples/<name>.not-compiled  the error of a program that does not
+#                          compile for CUDA (listed as NOT-COMPILED);
 #   examples/<name>.cpu.out  what the CPU build (--target=cpu, AOT, tuned)
 #                          prints: the expected output;
 #   examples/mlp.cubin.cuda  mlp with --gpu-format=bin (cubin from ptxas);
@@ -32,7 +36,8 @@
 #   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
 #   reference.csv (tools/gpu/triton_matmul.py: torch.matmul f32 with TF32
 #   off, a cross-check of cuBLAS, and an autotuned f32 Triton matmul),
-#   test_gpu.log, device.txt (nvidia-smi), sanitizer.log (compute-sanitizer
+#   test_gpu.log, device.txt (nvidia-smi), convred.log (the conv/reduction
+#   bench's tuning reports: each variant's paired ratio to the default kernel), sanitizer.log (compute-sanitizer
 #   memcheck on every example: out-of-bounds and freed-memory accesses; no
 #   leak check, since constants' device copies live until exit). Exit 0 when every example
 #   matched, the sanitizer found nothing and every kernel was right.
@@ -80,11 +85,27 @@ MAIN
   # Each example: the CUDA executable, and the CPU build's output.
   local cpu_cache
   cpu_cache=$(mktemp -d)
-  for model in "$root"/examples/*.mlir "$root"/test/gpu/Inputs/*.mlir; do
+  # The e2e programs that print (a @main and printMemrefF32) too, and the
+  # conv/reduction bench. A program that does not compile for CUDA is
+  # listed with its error (examples.csv: NOT-COMPILED), never skipped.
+  local models=("$root"/examples/*.mlir "$root"/test/gpu/Inputs/*.mlir "$here/convred.mlir")
+  local e2e
+  for e2e in "$root"/test/e2e/Inputs/*.mlir; do
+    if grep -q 'func.func @main' "$e2e" && grep -q 'printMemrefF32' "$e2e"; then
+      models+=("$e2e")
+    fi
+  done
+  for model in "${models[@]}"; do
     local name
     name=$(basename "$model" .mlir)
     local obj=$bundle/obj/$name.o
-    "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --emit=obj "$model" -o "$obj"
+    if ! "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --emit=obj "$model" -o "$obj" \
+        2> "$bundle/obj/$name.log"; then
+      { grep -m1 'error:' "$bundle/obj/$name.log" || echo "stc-opt failed"; } | sed "s|$root/||" \
+        > "$bundle/examples/$name.not-compiled"
+      echo "device-run.sh: $name does not compile for --target=cuda: $(cat "$bundle/examples/$name.not-compiled")" >&2
+      continue
+    fi
     objcopy --redefine-sym main=__stc_aot_entry "$obj"
     cc -o "$bundle/examples/$name.cuda" "$bundle/obj/main.c" "$obj" \
       "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
@@ -175,13 +196,23 @@ run() {
     done
   done
   echo "name,status,seconds,stderr" > "$out/examples.csv"
+  local nc
+  for nc in "$bundle"/examples/*.not-compiled; do
+    [[ -e $nc ]] || continue
+    echo "$(basename "$nc" .not-compiled),NOT-COMPILED,0,$(tr '\n,' '; ' < "$nc")" >> "$out/examples.csv"
+  done
   for exe in "$bundle"/examples/*.cuda; do
     local name
     name=$(basename "$exe" .cuda)
     local start end status
+    local bench=()
+    # The conv/reduction bench: every variant measured in full (no early
+    # rejection, a long tuning target), its reports kept whole.
+    [[ $name == convred ]] && bench=(env STC_TUNE_EARLY_REJECTION=0 STC_TUNE_TARGET_S=30
+                                     STC_TUNE_BUDGET_S=60)
     start=$(date +%s.%N)
     # Sites tune on this first run; their reports go to examples.log.
-    if STC_TUNE_REPORT=1 "$exe" > "$out/$name.out" 2> "$out/$name.err"; then
+    if STC_TUNE_REPORT=1 ${bench[@]+"${bench[@]}"} "$exe" > "$out/$name.out" 2> "$out/$name.err"; then
       if python3 "$bundle/compare-outputs.py" "$bundle/examples/$name.cpu.out" "$out/$name.out" \
           > "$out/$name.cmp" 2>&1; then
         status=match
@@ -196,6 +227,7 @@ run() {
       >> "$out/examples.csv"
     [[ $status == match ]] || failures=$((failures + 1))
   done
+  [[ -e $out/convred.err ]] && cp "$out/convred.err" "$out/convred.log"
   # One log of everything per example (the 8-file limit of what comes back).
   for f in "$out"/*.out "$out"/*.err "$out"/*.cmp; do
     [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
