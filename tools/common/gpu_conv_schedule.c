@@ -232,6 +232,10 @@ static bool conv_accepts(MlirOperation op, const stc_gpu_kernel *k, bool memrefs
              (long long)s->fo, k->channels);
     return false;
   }
+  if (!s->n || !s->oh || !s->ow || !s->fo || !s->kh || !s->kw || !s->c) {
+    snprintf(why, why_size, "an empty dimension");
+    return false;
+  }
   s->vf = k->channels % 4 == 0 ? 4 : k->channels % 2 == 0 ? 2 : 1;
   int64_t groups = s->fo / k->channels;
   s->tx = 1;
@@ -394,7 +398,11 @@ static bool rows_accept(MlirOperation op, const stc_gpu_kernel *k, bool memrefs,
              (long long)s->len);
     return false;
   }
-  if (!k->block && (s->rows + 7) / 8 > 0x7fffffffLL) {
+  if (!s->rows) {
+    snprintf(why, why_size, "no rows (an empty dimension)");
+    return false;
+  }
+  if ((k->block ? s->rows : (s->rows + 7) / 8) > 0x7fffffffLL) {
     snprintf(why, why_size, "too many rows");
     return false;
   }

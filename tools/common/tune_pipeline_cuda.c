@@ -325,13 +325,15 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
   /* 1b. Deallocation, as on the CPU: every buffer is freed where its last
    *     owner lets go (device buffers by gpu.dealloc after step 3; the
    *     ownership helper's metadata buffers stay on the host). */
+  /*     stc-buffer-deallocation runs upstream's ownership-based
+   *     deallocation, or leaves a program that frees memory itself
+   *     (memref.dealloc) as it is (upstream refuses those), as on the CPU;
+   *     stc-gpu-host-memory then makes a device buffer's dealloc a
+   *     gpu.dealloc. */
   if (s == STC_OK)
-    s = add_upstream(pm,
-                     "ownership-based-buffer-deallocation,canonicalize,"
-                     "buffer-deallocation-simplification,"
-                     "bufferization-lower-deallocations,"
-                     "convert-bufferization-to-memref,cse,canonicalize",
-                     err);
+    s = add_stc(pm, "stc-buffer-deallocation", NULL, NULL, err);
+  if (s == STC_OK)
+    s = add_upstream(pm, "convert-bufferization-to-memref,cse,canonicalize", err);
   /* 1c. The scheduled ops' foralls become gpu.launch ops. */
   if (s == STC_OK && (options->gpu_schedule || sites)) {
     MlirPass pass = stc_gpu_map_forall_pass_create();

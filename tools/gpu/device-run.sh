@@ -43,7 +43,9 @@
 #   matched, the sanitizer found nothing and every kernel was right.
 #
 # Environment (build): STC_BUILD (default build/gpu: bin/stc-opt,
-#   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90).
+#   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90),
+#   STC_CONVRED_SITES (the --gpu-sites list of the conv/reduction bench;
+#   default: the compiler's default list).
 # Environment (run): STC_DEVICE_QUICK=1 skips compute-sanitizer and the
 #   torch/Triton reference (device time); matmul.err also gets the tuning
 #   reports of the bench's sites and a second process's cache hits.
@@ -99,8 +101,10 @@ MAIN
     local name
     name=$(basename "$model" .mlir)
     local obj=$bundle/obj/$name.o
-    if ! "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --emit=obj "$model" -o "$obj" \
-        2> "$bundle/obj/$name.log"; then
+    local sites=()
+    [[ $name == convred && -n ${STC_CONVRED_SITES:-} ]] && sites=(--gpu-sites="$STC_CONVRED_SITES")
+    if ! "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" ${sites[@]+"${sites[@]}"} \
+        --emit=obj "$model" -o "$obj" 2> "$bundle/obj/$name.log"; then
       { grep -m1 'error:' "$bundle/obj/$name.log" || echo "stc-opt failed"; } | sed "s|$root/||" \
         > "$bundle/examples/$name.not-compiled"
       echo "device-run.sh: $name does not compile for --target=cuda: $(cat "$bundle/examples/$name.not-compiled")" >&2
