@@ -9,7 +9,9 @@
 // RUN: stc-opt --tune-hot-paths --target=cuda --mlir-print-ir-after-all %s -o %t.mlir 2>%t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: FileCheck %s --check-prefix=SITES < %t.log
-// RUN: FileCheck %s --check-prefix=CONV < %t.log
+// RUN: FileCheck %s --check-prefix=CONV2 < %t.log
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-sites=conv:4x4,conv:2x8 --mlir-print-ir-after-all %s -o /dev/null 2>%t.conv.log
+// RUN: FileCheck %s --check-prefix=CONV < %t.conv.log
 // RUN: FileCheck %s --check-prefix=RED < %t.log
 // RUN: FileCheck %s --check-prefix=PTX < %t.mlir
 // An explicit list: only those variants; bad items are errors.
@@ -82,8 +84,8 @@ func.func @rowsub(%x: tensor<64x32xf32>, %z: tensor<64xf32>) -> tensor<64xf32> {
 // 7 output channels: no conv variant; the reduced dimension 254: no v4;
 // a reduction over the outer dimension and a subtracting body: none.
 // REMARK: remark: stc-multi-variant: schedule 'gpu_conv_p1_f4' declines site 'conv7/linalg.conv_2d_nhwc_hwcf#{{.*}}': 7 output channels are not a multiple of the 4 channels per thread
-// REMARK: remark: stc-multi-variant: schedule 'gpu_conv_p4_f4' declines site 'conv7/
-// REMARK: remark: stc-multi-variant: schedule 'gpu_conv_p2_f8' declines site 'conv7/linalg.conv_2d_nhwc_hwcf#{{.*}}': 7 output channels are not a multiple of the 8 channels per thread
+// REMARK: remark: stc-multi-variant: schedule 'gpu_conv_p1_f2' declines site 'conv7/linalg.conv_2d_nhwc_hwcf#{{.*}}': 7 output channels are not a multiple of the 2 channels per thread
+// REMARK: remark: stc-multi-variant: schedule 'gpu_conv_p2_f4' declines site 'conv7/
 // REMARK: remark: stc-multi-variant: schedule 'gpu_red_warp_v4' declines site 'sumexp/linalg.generic#{{.*}}': the reduced dimension (254) is not a multiple of 4
 // REMARK: remark: stc-multi-variant: schedule 'gpu_red_warp' declines site 'colsum/linalg.generic#{{.*}}': the innermost dimension is not the only reduction dimension
 // REMARK: remark: stc-multi-variant: schedule 'gpu_red_block' declines site 'rowsub/linalg.generic#{{.*}}': the body's result is not addf/mulf/maximumf/minimumf/maxnumf/minnumf of the accumulator
@@ -93,8 +95,8 @@ func.func @rowsub(%x: tensor<64x32xf32>, %z: tensor<64xf32>) -> tensor<64xf32> {
 // SITES: func.func private @__stc_site_conv_{{[a-z0-9_]+}}({{.*}}stc.site = "conv/linalg.conv_2d_nhwc_hwcf
 // SITES-SAME: name = "reference"
 // SITES-SAME: name = "gpu_conv_p1_f4"
-// SITES-SAME: name = "gpu_conv_p4_f4"
-// SITES-SAME: name = "gpu_conv_p2_f8"
+// SITES-SAME: name = "gpu_conv_p1_f2"
+// SITES-SAME: name = "gpu_conv_p2_f4"
 // SITES: func.func @conv7(
 // SITES-NOT: call @__stc_site
 // SITES: linalg.conv_2d_nhwc_hwcf
@@ -137,6 +139,13 @@ func.func @rowsub(%x: tensor<64x32xf32>, %z: tensor<64xf32>) -> tensor<64xf32> {
 // CONV: gpu.launch
 // CONV: func.func @conv7(
 // CONV: linalg.conv_2d_nhwc_hwcf
+
+// conv:1x2: vectors of 2 channels.
+// CONV2-LABEL: IR Dump After StcGpuMapForall
+// CONV2: func.func private @__stc_site_conv_{{.*}}__gpu_conv_p1_f2(
+// CONV2: gpu.launch
+// CONV2: vector.fma {{.*}} : vector<2xf32>
+// CONV2: gpu.terminator
 
 // Reductions: a warp per row (8 rows per block: 512 rows of 4x128 -> 64
 // blocks), 128-bit loads for v4, 5 xor shuffles, lane 0 combines with the

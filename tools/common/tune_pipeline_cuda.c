@@ -103,8 +103,9 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
   "32x32/2x2/k8," DEFAULT_CONV_SITES
 
 /* Convolutions and row reductions (gpu_conv_schedule.c): register tiles of
- * pixels x output channels; a warp or a block per row. */
-#define DEFAULT_CONV_SITES "conv:1x4,conv:4x4,conv:2x8,red:warp,red:warp/v4,red:block"
+ * pixels x output channels (the three fastest of eight on the H200,
+ * bench/results/gpu-conv.csv); a warp or a block per row. */
+#define DEFAULT_CONV_SITES "conv:1x4,conv:1x2,conv:2x4,red:warp,red:warp/v4,red:block"
 
 #define CUBLAS_SCRIPT                                                          \
   "module attributes {transform.with_named_sequence} {\n"                     \
