@@ -36,8 +36,10 @@
 #   <name>.log per failing example, matmul.csv (tools/gpu/matmul_bench.c),
 #   reference.csv (tools/gpu/triton_matmul.py: torch.matmul f32 with TF32
 #   off, a cross-check of cuBLAS, and an autotuned f32 Triton matmul),
-#   test_gpu.log, device.txt (nvidia-smi), convred.log (the conv/reduction
-#   bench's tuning reports: each variant's paired ratio to the default kernel), sanitizer.log (compute-sanitizer
+#   test_gpu.log, device.txt (nvidia-smi), examples.log (each program's
+#   output and tuning reports, cut at 4000 bytes, but the conv/reduction
+#   bench's reports whole, first: each variant's paired ratio to the
+#   default kernel), sanitizer.log (compute-sanitizer
 #   memcheck on every example: out-of-bounds and freed-memory accesses; no
 #   leak check, since constants' device copies live until exit). Exit 0 when every example
 #   matched, the sanitizer found nothing and every kernel was right.
@@ -231,11 +233,12 @@ run() {
       >> "$out/examples.csv"
     [[ $status == match ]] || failures=$((failures + 1))
   done
-  [[ -e $out/convred.err ]] && cp "$out/convred.err" "$out/convred.log"
-  # One log of everything per example (the 8-file limit of what comes back).
-  for f in "$out"/*.out "$out"/*.err "$out"/*.cmp; do
-    [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
-  done > "$out/examples.log" 2>/dev/null
+  # One log of everything per example (the 8-file limit of what comes
+  # back): the bench's reports whole, first; the rest cut at 4000 bytes.
+  { [[ -e $out/convred.err ]] && { echo "==== convred.err (whole)"; cat "$out/convred.err"; }
+    for f in "$out"/*.out "$out"/*.err "$out"/*.cmp; do
+      [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
+    done; } > "$out/examples.log" 2>/dev/null
   rm -f "$out"/*.out "$out"/*.err "$out"/*.cmp
   # Memory errors and leaks of the compiled programs (compute-sanitizer is
   # in the CUDA toolkit; skipped where it is missing).
