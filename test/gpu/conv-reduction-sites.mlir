@@ -19,7 +19,10 @@
 // RUN: FileCheck %s --check-prefix=LIST < %t.list.log
 // RUN: not stc-opt --tune-hot-paths --target=cuda --gpu-sites=conv:4 %s 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not stc-opt --tune-hot-paths --target=cuda --gpu-sites=conv:32x32 %s 2>&1 | FileCheck %s --check-prefix=BIG
+// RUN: not stc-opt --tune-hot-paths --target=cuda --gpu-sites=conv:16x15 %s 2>&1 | FileCheck %s --check-prefix=ODD
 // RUN: not stc-opt --tune-hot-paths --target=cuda --gpu-sites=red:tree %s 2>&1 | FileCheck %s --check-prefix=BADRED
+// The largest tile: 16 pixels x 16 channels (64 vectors of 4).
+// RUN: stc-opt --tune-hot-paths --target=cuda --gpu-sites=conv:16x16 %s -o /dev/null
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #red2 = affine_map<(d0, d1) -> (d0)>
@@ -192,5 +195,6 @@ func.func @rowsub(%x: tensor<64x32xf32>, %z: tensor<64xf32>) -> tensor<64xf32> {
 // Remarks are printed at the end.
 // LIST: remark: stc-multi-variant: schedule 'gpu_conv_p2_f4' declines site 'conv7/
 // BAD: invalid --gpu-sites item 'conv:4' (expected conv:PxF, e.g. conv:4x4)
-// BIG: invalid --gpu-sites item 'conv:32x32' (conv:32x32: P from 1 to 16 pixels, F from 1 to 32 channels, P*F at most 256)
+// BIG: invalid --gpu-sites item 'conv:32x32' (conv:32x32: P from 1 to 16 pixels, F even, from 2 to 32 channels, at most 64 accumulators (P times F/4 or F/2))
+// ODD: invalid --gpu-sites item 'conv:16x15' (conv:16x15: P from 1 to 16 pixels, F even
 // BADRED: invalid --gpu-sites item 'red:tree' (expected red:warp, red:warp/v4 or red:block)

@@ -14,7 +14,7 @@
  * conv:PxF (linalg.conv_2d_nhwc_hwcf, f32, static, any strides and
  * dilations): an implicit GEMM without im2col. Output pixels
  * (n, oh, ow flattened, N*OH*OW of them) times output channels: each thread
- * owns P consecutive pixels and F channels, in groups of V = 4 (or 2, 1)
+ * owns P consecutive pixels and F (even) channels, in groups of V = 4 (or 2)
  * channels interleaved over the block's TX threads along x (a warp's filter
  * loads are contiguous). 256 threads per block: TX = the largest divisor of
  * FO/F that is at most 32, TY = 256/TX along y. Per (kh, kw, c) the thread
@@ -78,11 +78,14 @@ bool stc_gpu_kernel_parse(const char *item, stc_gpu_kernel *out, bool *is_kernel
       snprintf(why, why_size, "expected conv:PxF, e.g. conv:4x4");
       return false;
     }
-    if (k.pixels < 1 || k.channels < 1 || k.pixels > 16 || k.channels > 32 ||
-        k.pixels * k.channels > 4 * MAX_ACC) {
+    /* Accumulators: P times F/V vectors of V = 4 or 2 channels. */
+    int v = k.channels % 4 == 0 ? 4 : 2;
+    if (k.pixels < 1 || k.channels < 2 || k.channels % 2 || k.pixels > 16 ||
+        k.channels > 32 || k.pixels * (k.channels / v) > MAX_ACC) {
       snprintf(why, why_size,
-               "conv:%dx%d: P from 1 to 16 pixels, F from 1 to 32 channels, P*F at most %d",
-               k.pixels, k.channels, 4 * MAX_ACC);
+               "conv:%dx%d: P from 1 to 16 pixels, F even, from 2 to 32 channels, at most "
+               "%d accumulators (P times F/4 or F/2)",
+               k.pixels, k.channels, MAX_ACC);
       return false;
     }
     *out = k;
@@ -236,7 +239,7 @@ static bool conv_accepts(MlirOperation op, const stc_gpu_kernel *k, bool memrefs
     snprintf(why, why_size, "an empty dimension");
     return false;
   }
-  s->vf = k->channels % 4 == 0 ? 4 : k->channels % 2 == 0 ? 2 : 1;
+  s->vf = k->channels % 4 == 0 ? 4 : 2; /* F is even (stc_gpu_kernel_parse) */
   int64_t groups = s->fo / k->channels;
   s->tx = 1;
   for (int t = groups < 32 ? (int)groups : 32; t >= 1; t--)
@@ -524,9 +527,7 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
   for (int i = 0; i < tp; i++)
     for (int j = 0; j < groups; j++)
       acc[i * groups + j] =
-          vf == 1 ? def(g, "memref.load %%O[%%v%d, %%v%d, %%v%d, %%v%d] : %s", pn[i], poh[i],
-                        pow_[i], fch[j], ot)
-                  : def(g, "vector.load %%O[%%v%d, %%v%d, %%v%d, %%v%d] {alignment = %d} : %s, %s",
+          def(g, "vector.load %%O[%%v%d, %%v%d, %%v%d, %%v%d] {alignment = %d} : %s, %s",
                         pn[i], poh[i], pow_[i], fch[j], 4 * vf, ot, vt);
   int ckh = cst(g, s->kh), ckw = cst(g, s->kw), cc = cst(g, s->c);
   int cvec = s->c % 4 == 0 ? 4 : 1;
@@ -577,13 +578,12 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
                    : def(g, "arith.addi %%c, %%v%d : index", c0);
     int fv[MAX_ACC];
     for (int j = 0; j < groups; j++)
-      fv[j] = vf == 1 ? def(g, "memref.load %%F[%%kh, %%kw, %%v%d, %%v%d] : %s", crow, fch[j], ft)
-                      : def(g, "vector.load %%F[%%kh, %%kw, %%v%d, %%v%d] {alignment = %d} : %s, %s",
+      fv[j] = def(g, "vector.load %%F[%%kh, %%kw, %%v%d, %%v%d] {alignment = %d} : %s, %s",
                             crow, fch[j], 4 * vf, ft, vt);
     for (int i = 0; i < tp; i++) {
       int x = cvec == 1 ? xin[i]
                         : def(g, "vector.extract %%v%d[%d] : f32 from vector<4xf32>", xin[i], cc4);
-      int xb = vf == 1 ? x : def(g, "vector.broadcast %%v%d : f32 to %s", x, vt);
+      int xb = def(g, "vector.broadcast %%v%d : f32 to %s", x, vt);
       for (int j = 0; j < groups; j++) {
         int a = i * groups + j;
         char accname[24];
@@ -591,8 +591,7 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
           snprintf(accname, sizeof accname, "%%ac%d", -1 - cur[a]);
         else
           snprintf(accname, sizeof accname, "%%v%d", cur[a]);
-        cur[a] = vf == 1 ? def(g, "math.fma %%v%d, %%v%d, %s : f32", xb, fv[j], accname)
-                         : def(g, "vector.fma %%v%d, %%v%d, %s : %s", xb, fv[j], accname, vt);
+        cur[a] = def(g, "vector.fma %%v%d, %%v%d, %s : %s", xb, fv[j], accname, vt);
       }
     }
   }
@@ -609,11 +608,7 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
   for (int i = 0; i < tp; i++) {
     stc_text_appendf(t, "      scf.if %%v%d {\n", inside[i]);
     for (int j = 0; j < groups; j++) {
-      if (vf == 1)
-        stc_text_appendf(t, "      memref.store %%v%d#%d, %%O[%%v%d, %%v%d, %%v%d, %%v%d] : %s\n",
-                         loop_kh, i * groups + j, pn[i], poh[i], pow_[i], fch[j], ot);
-      else
-        stc_text_appendf(t,
+      stc_text_appendf(t,
                          "      vector.store %%v%d#%d, %%O[%%v%d, %%v%d, %%v%d, %%v%d] {alignment = %d} : %s, %s\n",
                          loop_kh, i * groups + j, pn[i], poh[i], pow_[i], fch[j], 4 * vf, ot, vt);
     }
