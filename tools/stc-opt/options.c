@@ -92,8 +92,9 @@ static const flag_spec flags[] = {
      "64x64/4x4/k8); default: one thread per output element"},
     {"gpu-sites", "off|LIST", FLAG_GPU_SITES,
      "--target=cuda without --gpu-schedule: the variants of GPU dispatch "
-     "sites, comma-separated schedules (BMxBN/TMxTN/kBK[/shared]) and "
-     "cublas; off = no sites (default: the built-in family, docs/gpu.md)"},
+     "sites, comma-separated schedules (BMxBN/TMxTN/kBK[/shared]), "
+     "conv:PxF, red:warp[/v4], red:block and cublas; off = no sites "
+     "(default: the built-in family, docs/gpu.md)"},
     {"default-lowering", "fast|loops", FLAG_DEFAULT_LOWERING,
      "what ops without variants, and every site's reference, become with "
      "--tune-hot-paths: fast (tiled + vectorized, the default) or loops "
