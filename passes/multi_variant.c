@@ -164,6 +164,8 @@ typedef struct prepared_schedule {
   /* stc.element_type (GPU schedules): only for ops whose operands and
    * result all have this element type (null: any). */
   MlirType element;
+  /* --target=cuda: the script's shape check (stc_schedule_text.accepts). */
+  stc_site_accepts_fn accepts;
 } prepared_schedule;
 
 /* Static cost classes (stc.tier, optional on any schedule): 0 vendor
@@ -405,6 +407,8 @@ static bool load_schedules(MlirContext ctx, MlirOperation module,
       continue;
     if (!prepare_schedule(ctx, module, &list->items[i], &(*out)[i]))
       ok = false;
+    else if (options->target && i < options->num_scripts)
+      (*out)[i].accepts = options->scripts[i].accepts;
   }
   return ok;
 }
@@ -1011,6 +1015,23 @@ static bool schedule_fits(const site *s, const prepared_schedule *p) {
   return !s->dynamic || schedule->shapes == STC_SCHEDULE_SHAPES_ANY;
 }
 
+/* The schedule's own check of the op (another target's generated
+ * kernels); with remark, a declined op gets a remark saying why. */
+static bool schedule_accepts(run_state *state, const site *s, const prepared_schedule *p,
+                             bool remark) {
+  char why[512] = "";
+  if (!p->accepts || p->accepts(s->op, p->schedule->name, why, sizeof why))
+    return true;
+  if (remark) {
+    char message[1200];
+    snprintf(message, sizeof message,
+             PASS_NAME ": schedule '%s' declines site '%s': %s", p->schedule->name, s->id,
+             why);
+    emit_remark(state->ctx, s->op, message);
+  }
+  return false;
+}
+
 /* Builds one site; *place_after is where its functions go (advanced). False
  * with an error emitted when the IR cannot be built (the pass fails). */
 static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
@@ -1019,9 +1040,12 @@ static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
     /* Another target's site is only worth its dispatch with a variant: an
      * op no schedule fits keeps the target's default lowering. */
     bool any = false;
-    for (size_t i = 0; i < state->schedules->count && !any; i++)
-      any = !mlirOperationIsNull(state->prepared[i].module) &&
-            schedule_fits(s, &state->prepared[i]);
+    for (size_t i = 0; i < state->schedules->count; i++)
+      if (!mlirOperationIsNull(state->prepared[i].module) &&
+          schedule_selected(state->options, state->prepared[i].schedule->name) &&
+          schedule_fits(s, &state->prepared[i]) &&
+          schedule_accepts(state, s, &state->prepared[i], true))
+        any = true;
     if (!any)
       return true;
   }
@@ -1074,7 +1098,7 @@ static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
     if (p->tier != (int)(n / state->schedules->count) ||
         mlirOperationIsNull(p->module) ||
         !schedule_selected(state->options, p->schedule->name) ||
-        !schedule_fits(s, p))
+        !schedule_fits(s, p) || !schedule_accepts(state, s, p, false))
       continue;
     if (try_variant(state, s, ref, p, &after, &variants[count]))
       count++;
@@ -1311,6 +1335,7 @@ static multi_variant_options *options_copy(const multi_variant_options *from) {
   for (size_t i = 0; ok && from->target && i < from->num_scripts; i++) {
     copy->scripts[i].name = strdup(from->scripts[i].name);
     copy->scripts[i].script = strdup(from->scripts[i].script);
+    copy->scripts[i].accepts = from->scripts[i].accepts;
     copy->num_scripts = i + 1;
     ok = copy->scripts[i].name && copy->scripts[i].script;
   }
@@ -1378,6 +1403,7 @@ MlirPass stc_multi_variant_pass_create_for_target(
   for (size_t i = 0; ok && i < num_scripts; i++) {
     options->scripts[i].name = strdup(scripts[i].name);
     options->scripts[i].script = strdup(scripts[i].script);
+    options->scripts[i].accepts = scripts[i].accepts;
     options->num_scripts = i + 1;
     ok = options->scripts[i].name && options->scripts[i].script;
   }

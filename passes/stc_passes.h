@@ -59,9 +59,16 @@ extern const stc_pass_spec stc_multi_variant_pass_spec;
  * not the CPU built-ins or a variant library; the site descriptors say
  * target = "<target>". values as for the pass spec's create. Strings are
  * copied. NULL pass with err set on a bad option or out of memory. */
+/* accepts (optional, NULL = every op the sequence's stc.* fields admit),
+ * called with the site's op and the schedule's name: false with a reason in why when the schedule's variant would not be
+ * correct for this op (e.g. a shape its generated kernel does not handle);
+ * the site then gets no such variant and a remark says why. */
+typedef bool (*stc_site_accepts_fn)(MlirOperation op, const char *schedule, char *why,
+                                    size_t why_size);
 typedef struct stc_schedule_text {
   const char *name;
   const char *script;
+  stc_site_accepts_fn accepts;
 } stc_schedule_text;
 MlirPass stc_multi_variant_pass_create_for_target(
     const stc_pass_option_value *values, size_t count, const char *target,

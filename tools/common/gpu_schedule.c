@@ -889,6 +889,14 @@ static void run_map(MlirOperation module, MlirExternalPass pass, void *user) {
   MlirRegion body = mlirOperationGetRegion(module, 0);
   for (MlirOperation func = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(body));
        !mlirOperationIsNull(func); func = mlirOperationGetNextInBlock(func)) {
+    /* Convolution and reduction variants (gpu_conv_schedule.c). */
+    int replaced = stc_gpu_kernel_replace(func);
+    if (replaced < 0) {
+      mlirExternalPassSignalFailure(pass);
+      return;
+    }
+    if (replaced)
+      continue;
     MlirAttribute tiles = mlirOperationGetAttributeByName(func, stc__str("stc.gpu_tiles"));
     if (mlirAttributeIsNull(tiles) || !mlirAttributeIsADenseI64Array(tiles) ||
         mlirDenseArrayGetNumElements(tiles) < 6)

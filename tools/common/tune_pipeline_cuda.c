@@ -100,7 +100,12 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
 #define DEFAULT_SITES                                                         \
   "cublas,128x128/8x8/k8/shared,128x64/8x4/k16/shared,64x64/4x4/k16/shared,"   \
   "64x64/4x4/k16/shared/split4,32x64/2x4/k16/shared/split4,64x64/4x4/k8,"       \
-  "32x32/2x2/k8"
+  "32x32/2x2/k8," DEFAULT_CONV_SITES
+
+/* Convolutions and row reductions (gpu_conv_schedule.c): register tiles of
+ * pixels x output channels (the three fastest of eight on the H200,
+ * bench/results/gpu-conv.csv); a warp or a block per row. */
+#define DEFAULT_CONV_SITES "conv:1x4,conv:1x2,conv:2x4,red:warp,red:warp/v4,red:block"
 
 /* With --gpu-tf32=on: the TF32 tensor-core kernels added to the built-in
  * family, the fastest of bench/results/gpu-tf32.csv on the H200: 64x64
@@ -138,7 +143,7 @@ static bool site_scripts_add(site_scripts *list, const char *name, char *script)
     return false;
   }
   list->owned[list->count] = script;
-  list->items[list->count++] = (stc_schedule_text){name, script};
+  list->items[list->count++] = (stc_schedule_text){name, script, NULL};
   return true;
 }
 
@@ -157,12 +162,24 @@ static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *o
   char *save = NULL;
   for (char *item = strtok_r(copy, ",", &save); item && status == STC_OK;
        item = strtok_r(NULL, ",", &save), n++) {
-    char why[160] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared[/splitS]] and "
-                    "cublas, comma-separated",
+    char why[200] = "expected off, or schedules BMxBN/TMxTN/kBK[/shared[/splitS]], "
+                    "conv:PxF, red:warp[/v4], red:block and cublas, comma-separated",
          text[1024];
     stc_gpu_schedule schedule;
-    bool ok = n < 32;
-    if (ok && strcmp(item, "cublas") == 0) {
+    stc_gpu_kernel kernel;
+    bool ok = n < 32, is_kernel = false;
+    if (ok && stc_gpu_kernel_parse(item, &kernel, &is_kernel, why, sizeof why)) {
+      /* conv:PxF / red:... (gpu_conv_schedule.c): each kernel checks the
+       * op itself (accepts), declining with a remark. */
+      stc_gpu_kernel_name(&kernel, names[n], 64);
+      ok = site_scripts_add(out, names[n], stc_gpu_kernel_site_script(&kernel, 1));
+      if (ok)
+        out->items[out->count - 1].accepts = stc_gpu_kernel_accepts;
+    } else if (ok && is_kernel) {
+      stc_error_set(err, NULL, 0, 0, "invalid --gpu-sites item '%s' (%s)", item, why);
+      status = STC_ERR_INVALID;
+      break;
+    } else if (ok && strcmp(item, "cublas") == 0) {
       snprintf(names[n], 64, "gpu_cublas");
       for (int batch = 0; batch < 2 && ok; batch++) {
         snprintf(text, sizeof text, CUBLAS_SCRIPT, batch ? "batch_matmul" : "matmul");
@@ -343,13 +360,15 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
   /* 1b. Deallocation, as on the CPU: every buffer is freed where its last
    *     owner lets go (device buffers by gpu.dealloc after step 3; the
    *     ownership helper's metadata buffers stay on the host). */
+  /*     stc-buffer-deallocation runs upstream's ownership-based
+   *     deallocation, or leaves a program that frees memory itself
+   *     (memref.dealloc) as it is (upstream refuses those), as on the CPU;
+   *     stc-gpu-host-memory then makes a device buffer's dealloc a
+   *     gpu.dealloc. */
   if (s == STC_OK)
-    s = add_upstream(pm,
-                     "ownership-based-buffer-deallocation,canonicalize,"
-                     "buffer-deallocation-simplification,"
-                     "bufferization-lower-deallocations,"
-                     "convert-bufferization-to-memref,cse,canonicalize",
-                     err);
+    s = add_stc(pm, "stc-buffer-deallocation", NULL, NULL, err);
+  if (s == STC_OK)
+    s = add_upstream(pm, "convert-bufferization-to-memref,cse,canonicalize", err);
   /* 1c. The scheduled ops' foralls become gpu.launch ops. */
   if (s == STC_OK && (options->gpu_schedule || sites)) {
     MlirPass pass = stc_gpu_map_forall_pass_create();

@@ -95,4 +95,39 @@ MlirPass stc_gpu_map_forall_pass_create(void);
 char *stc_gpu_schedule_site_script(const stc_gpu_schedule *schedule, bool batch,
                                    int tier);
 
+/* Generated GPU kernels for convolutions and row reductions as site
+ * variants (tools/common/gpu_conv_schedule.c), --gpu-sites items:
+ *   conv:PxF   linalg.conv_2d_nhwc_hwcf (f32): each thread P output pixels
+ *              times F output channels in registers (implicit GEMM, no
+ *              im2col), 256 threads per block;
+ *   red:warp, red:warp/v4, red:block   a linalg.generic reducing its
+ *              innermost dimension (f32, add/mul/max/min combiner): one warp
+ *              per row (v4: 128-bit loads) or one 256-thread block per row,
+ *              shuffle / shared-memory trees. */
+typedef struct stc_gpu_kernel {
+  enum { STC_GPU_KERNEL_CONV, STC_GPU_KERNEL_ROWS } kind;
+  int pixels, channels; /* conv: per thread */
+  bool block;           /* rows: a block (256 threads) per row, else a warp */
+  int vector;           /* rows: 1 or 4 elements per load */
+} stc_gpu_kernel;
+
+/* true when `item` is a conv:/red: item (*is_kernel), false with why when
+ * it is one but malformed; *is_kernel false for any other item. */
+bool stc_gpu_kernel_parse(const char *item, stc_gpu_kernel *out, bool *is_kernel, char *why,
+                          size_t why_size);
+/* "gpu_conv_p4_f4", "gpu_red_warp", "gpu_red_warp_v4", "gpu_red_block" */
+void stc_gpu_kernel_name(const stc_gpu_kernel *kernel, char *out, size_t size);
+/* The site script (stc.kind conv_2d_nhwc_hwcf or reduction, stc.tier): it
+ * annotates the variant function with stc.gpu_kernel; owned, NULL when out
+ * of memory. */
+char *stc_gpu_kernel_site_script(const stc_gpu_kernel *kernel, int tier);
+/* stc_site_accepts_fn for these scripts: whether the kernel named
+ * `schedule` is correct for op (shape, element type, body), why not. */
+bool stc_gpu_kernel_accepts(MlirOperation op, const char *schedule, char *why,
+                            size_t why_size);
+/* After bufferization (called by stc-gpu-map-forall): replaces the op of a
+ * function marked stc.gpu_kernel by the generated gpu.launch. 0: not
+ * marked, 1: done, -1: an error was emitted. */
+int stc_gpu_kernel_replace(MlirOperation func);
+
 #endif /* STC_TUNE_PIPELINE_CUDA_H */

@@ -7,11 +7,15 @@
 #
 # build: BUNDLE (default build/gpu-bundle) gets
 #   lib/libstc_rt.so (+ libyaml), bin/test_gpu (the GPU unit tests),
-#   examples/<name>.cuda   each examples/*.mlir and test/gpu/Inputs/*.mlir
-#                          compiled with --tune-hot-paths
+#   examples/<name>.cuda   each examples/*.mlir, test/gpu/Inputs/*.mlir,
+#                          test/e2e/Inputs/*.mlir with a @main that prints
+#                          and tools/gpu/convred.mlir (the conv/reduction
+#                          bench) compiled with --tune-hot-paths
 #                          --target=cuda --emit=obj and AOT-linked with
 #                          libstc_rt and tools/gpu/print_memref.c (MLIR's
 #                          printMemrefF32 library needs libLLVM);
+#   examples/<name>.not-compiled  the error of a program that does not
+#                          compile for CUDA (listed as NOT-COMPILED);
 #   examples/<name>.cpu.out  what the CPU build (--target=cpu, AOT, tuned)
 #                          prints: the expected output;
 #   examples/mlp.cubin.cuda  mlp with --gpu-format=bin (cubin from ptxas);
@@ -41,7 +45,10 @@
 #   off, a cross-check of cuBLAS, and an autotuned f32 Triton matmul),
 #   table.csv (tools/gpu/gpu_table.py --full: one row per shape, with the
 #   device, driver, date and command in its header),
-#   test_gpu.log, device.txt (nvidia-smi), sanitizer.log (compute-sanitizer
+#   test_gpu.log, device.txt (nvidia-smi), examples.log (each program's
+#   output and tuning reports, cut at 4000 bytes, but the conv/reduction
+#   bench's reports whole, first: each variant's paired ratio to the
+#   default kernel), sanitizer.log (compute-sanitizer
 #   memcheck on every example: out-of-bounds and freed-memory accesses; no
 #   leak check, since constants' device copies live until exit). Exit 0 when every example
 #   matched, the sanitizer found nothing, every kernel was right and the
@@ -49,7 +56,9 @@
 #   device's note.
 #
 # Environment (build): STC_BUILD (default build/gpu: bin/stc-opt,
-#   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90).
+#   lib/libstc_rt.so, bin/test_gpu), STC_GPU_CHIP (default sm_90),
+#   STC_CONVRED_SITES (the --gpu-sites list of the conv/reduction bench;
+#   default: the compiler's default list).
 # Environment (run): STC_DEVICE_QUICK=1 skips compute-sanitizer and the
 #   torch/Triton reference (device time); STC_DEVICE_SANITIZER=off skips
 #   compute-sanitizer only (then table.csv takes sanitizer.log's place in
@@ -97,11 +106,29 @@ MAIN
   # Each example: the CUDA executable, and the CPU build's output.
   local cpu_cache
   cpu_cache=$(mktemp -d)
-  for model in "$root"/examples/*.mlir "$root"/test/gpu/Inputs/*.mlir; do
+  # The e2e programs that print (a @main and printMemrefF32) too, and the
+  # conv/reduction bench. A program that does not compile for CUDA is
+  # listed with its error (examples.csv: NOT-COMPILED), never skipped.
+  local models=("$root"/examples/*.mlir "$root"/test/gpu/Inputs/*.mlir "$here/convred.mlir")
+  local e2e
+  for e2e in "$root"/test/e2e/Inputs/*.mlir; do
+    if grep -q 'func.func @main' "$e2e" && grep -q 'printMemrefF32' "$e2e"; then
+      models+=("$e2e")
+    fi
+  done
+  for model in "${models[@]}"; do
     local name
     name=$(basename "$model" .mlir)
     local obj=$bundle/obj/$name.o
-    "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" --emit=obj "$model" -o "$obj"
+    local sites=()
+    [[ $name == convred && -n ${STC_CONVRED_SITES:-} ]] && sites=(--gpu-sites="$STC_CONVRED_SITES")
+    if ! "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" ${sites[@]+"${sites[@]}"} \
+        --emit=obj "$model" -o "$obj" 2> "$bundle/obj/$name.log"; then
+      { grep -m1 'error:' "$bundle/obj/$name.log" || echo "stc-opt failed"; } | sed "s|$root/||" \
+        > "$bundle/examples/$name.not-compiled"
+      echo "device-run.sh: $name does not compile for --target=cuda: $(cat "$bundle/examples/$name.not-compiled")" >&2
+      continue
+    fi
     objcopy --redefine-sym main=__stc_aot_entry "$obj"
     cc -o "$bundle/examples/$name.cuda" "$bundle/obj/main.c" "$obj" \
       "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
@@ -214,10 +241,20 @@ run() {
     done
   done
   echo "name,status,seconds,stderr" > "$out/examples.csv"
+  local nc
+  for nc in "$bundle"/examples/*.not-compiled; do
+    [[ -e $nc ]] || continue
+    echo "$(basename "$nc" .not-compiled),NOT-COMPILED,0,$(tr '\n,' '; ' < "$nc")" >> "$out/examples.csv"
+  done
   for exe in "$bundle"/examples/*.cuda; do
     local name
     name=$(basename "$exe" .cuda)
     local start end status
+    local bench=()
+    # The conv/reduction bench: every variant measured in full (no early
+    # rejection, a long tuning target), its reports kept whole.
+    [[ $name == convred ]] && bench=(env STC_TUNE_EARLY_REJECTION=0 STC_TUNE_TARGET_S=30
+                                     STC_TUNE_BUDGET_S=60)
     start=$(date +%s.%N)
     # Sites tune on this first run; their reports go to examples.log. The
     # launch_failure programs get a fresh cache each: the second of them
@@ -228,7 +265,7 @@ run() {
       cache_dir=$(mktemp -d)
       fresh=(STC_CACHE_DIR="$cache_dir")
     fi
-    if env "${fresh[@]}" STC_TUNE_REPORT=1 "$exe" > "$out/$name.out" 2> "$out/$name.err"; then
+    if env ${fresh[@]+"${fresh[@]}"} STC_TUNE_REPORT=1 ${bench[@]+"${bench[@]}"} "$exe" > "$out/$name.out" 2> "$out/$name.err"; then
       if python3 "$bundle/compare-outputs.py" "$bundle/examples/$name.cpu.out" "$out/$name.out" \
           > "$out/$name.cmp" 2>&1; then
         status=match
@@ -256,10 +293,12 @@ run() {
   echo "constant_loop,$([[ $rc == 0 ]] && echo match || echo "FAILED($rc)"),0,$(tr '\n,' '; ' < "$out/constant_loop.out")" \
     >> "$out/examples.csv"
   [[ $rc == 0 ]] || failures=$((failures + 1))
-  # One log of everything per example (the 8-file limit of what comes back).
-  for f in "$out"/*.out "$out"/*.err "$out"/*.cmp; do
-    [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
-  done > "$out/examples.log" 2>/dev/null
+  # One log of everything per example (the 8-file limit of what comes
+  # back): the bench's reports whole, first; the rest cut at 4000 bytes.
+  { [[ -e $out/convred.err ]] && { echo "==== convred.err (whole)"; cat "$out/convred.err"; }
+    for f in "$out"/*.out "$out"/*.err "$out"/*.cmp; do
+      [[ -e $f ]] && { echo "==== $(basename "$f")"; head -c 4000 "$f"; echo; }
+    done; } > "$out/examples.log" 2>/dev/null
   rm -f "$out"/*.out "$out"/*.err "$out"/*.cmp
   # Memory errors and leaks of the compiled programs (compute-sanitizer is
   # in the CUDA toolkit; skipped where it is missing).

@@ -93,8 +93,9 @@ static const flag_spec flags[] = {
      "64x64/4x4/k8); default: one thread per output element"},
     {"gpu-sites", "off|LIST", FLAG_GPU_SITES,
      "--target=cuda without --gpu-schedule: the variants of GPU dispatch "
-     "sites, comma-separated schedules (BMxBN/TMxTN/kBK[/shared]) and "
-     "cublas; off = no sites (default: the built-in family, docs/gpu.md)"},
+     "sites, comma-separated schedules (BMxBN/TMxTN/kBK[/shared]), "
+     "conv:PxF, red:warp[/v4], red:block and cublas; off = no sites "
+     "(default: the built-in family, docs/gpu.md)"},
     {"gpu-tf32", "off|on", FLAG_GPU_TF32,
      "--target=cuda: on allows TF32 tensor-core matmul variants "
      "(BMxBN/WMxWN/kBK/tf32; f32 results change within the TF32 tolerance, "
