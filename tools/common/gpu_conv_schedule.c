@@ -48,6 +48,7 @@
 #include "tune_pipeline_cuda.h"
 
 #include "stc_passes.h"
+#include "kernel_text.h"
 #include "transform_apply.h"
 
 #include <mlir-c/AffineExpr.h>
@@ -429,33 +430,6 @@ bool stc_gpu_kernel_accepts(MlirOperation op, const char *schedule, char *why,
 
 /* ---- kernel text -------------------------------------------------------- */
 
-typedef struct gen {
-  stc_text *t;
-  int next;
-} gen;
-
-static int def(gen *g, const char *format, ...) __attribute__((format(printf, 2, 3)));
-
-/* "%vN = <format>\n"; returns N. */
-static int def(gen *g, const char *format, ...) {
-  char line[768];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(line, sizeof line, format, args);
-  va_end(args);
-  int n = g->next++;
-  stc_text_appendf(g->t, "      %%v%d = %s\n", n, line);
-  return n;
-}
-
-static int cst(gen *g, long long value) { return def(g, "arith.constant %lld : index", value); }
-
-static int bin(gen *g, const char *op, int a, int b) {
-  return def(g, "arith.%s %%v%d, %%v%d : index", op, a, b);
-}
-
-static int bin_c(gen *g, const char *op, int a, long long b) { return bin(g, op, a, cst(g, b)); }
-
 static void type_text(MlirType t, char *out, size_t size) {
   stc_text text = {0};
   mlirTypePrint(t, stc_text_callback, &text);
@@ -484,7 +458,7 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
            (long long)s->kw, (long long)s->c, (long long)s->fo);
   snprintf(ot, sizeof ot, "memref<%lldx%lldx%lldx%lldxf32>", (long long)s->n,
            (long long)s->oh, (long long)s->ow, (long long)s->fo);
-  gen gg = {t, 0}, *g = &gg;
+  stc_kernel_text gg = {t, 0}, *g = &gg;
   stc_text_appendf(t,
                    "module {\n"
                    "  func.func private @stc_gpu_conv_kernel(%%I: %s, %%F: %s, %%O: %s) {\n"
@@ -495,43 +469,43 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
                    "    gpu.launch blocks(%%bx, %%by, %%bz) in (%%gsx = %%gx, %%gsy = %%gy, %%gsz = %%one) "
                    "threads(%%tid, %%tidy, %%tidz) in (%%bsx = %%nt, %%bsy = %%one, %%bsz = %%one) {\n",
                    it, ft, ot, (long long)s->gx, (long long)s->gy, s->tx * s->ty);
-  int c0 = cst(g, 0), c1 = cst(g, 1);
-  int tid = def(g, "arith.addi %%tid, %%v%d : index", c0);
-  int tx = bin_c(g, "remui", tid, s->tx), ty = bin_c(g, "divui", tid, s->tx);
+  int c0 = stc_kt_index(g, 0), c1 = stc_kt_index(g, 1);
+  int tid = stc_kt_def(g, "arith.addi %%tid, %%v%d : index", c0);
+  int tx = stc_kt_bin_const(g, "remui", tid, s->tx), ty = stc_kt_bin_const(g, "divui", tid, s->tx);
   /* Channels: block bx covers TX*F of them; thread tx's group j is
    * bx*TX*F + j*TX*V + tx*V. */
-  int fbase = bin(g, "addi", def(g, "arith.muli %%bx, %%v%d : index", cst(g, (long long)s->tx * k->channels)),
-                  bin_c(g, "muli", tx, vf));
+  int fbase = stc_kt_bin(g, "addi", stc_kt_def(g, "arith.muli %%bx, %%v%d : index", stc_kt_index(g, (long long)s->tx * k->channels)),
+                  stc_kt_bin_const(g, "muli", tx, vf));
   int fch[MAX_ACC];
   for (int j = 0; j < groups; j++)
-    fch[j] = bin_c(g, "addi", fbase, (long long)j * s->tx * vf);
+    fch[j] = stc_kt_bin_const(g, "addi", fbase, (long long)j * s->tx * vf);
   /* Pixels: (by*TY + ty)*P + i, clamped to the last one for loads. */
   long long pixels = s->n * s->oh * s->ow;
-  int pg = bin(g, "addi", def(g, "arith.muli %%by, %%v%d : index", cst(g, s->ty)), ty);
-  int p0 = bin_c(g, "muli", pg, tp);
-  int last = cst(g, pixels - 1), cpix = cst(g, pixels);
+  int pg = stc_kt_bin(g, "addi", stc_kt_def(g, "arith.muli %%by, %%v%d : index", stc_kt_index(g, s->ty)), ty);
+  int p0 = stc_kt_bin_const(g, "muli", pg, tp);
+  int last = stc_kt_index(g, pixels - 1), cpix = stc_kt_index(g, pixels);
   int pix[16], pn[16], poh[16], pow_[16], ih0[16], iw0[16], inside[16];
   for (int i = 0; i < tp; i++) {
-    pix[i] = bin_c(g, "addi", p0, i);
-    inside[i] = def(g, "arith.cmpi ult, %%v%d, %%v%d : index", pix[i], cpix);
-    int pc = bin(g, "minui", pix[i], last);
-    pow_[i] = bin_c(g, "remui", pc, s->ow);
-    int r = bin_c(g, "divui", pc, s->ow);
-    poh[i] = bin_c(g, "remui", r, s->oh);
-    pn[i] = bin_c(g, "divui", r, s->oh);
-    ih0[i] = bin_c(g, "muli", poh[i], s->sh);
-    iw0[i] = bin_c(g, "muli", pow_[i], s->sw);
+    pix[i] = stc_kt_bin_const(g, "addi", p0, i);
+    inside[i] = stc_kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", pix[i], cpix);
+    int pc = stc_kt_bin(g, "minui", pix[i], last);
+    pow_[i] = stc_kt_bin_const(g, "remui", pc, s->ow);
+    int r = stc_kt_bin_const(g, "divui", pc, s->ow);
+    poh[i] = stc_kt_bin_const(g, "remui", r, s->oh);
+    pn[i] = stc_kt_bin_const(g, "divui", r, s->oh);
+    ih0[i] = stc_kt_bin_const(g, "muli", poh[i], s->sh);
+    iw0[i] = stc_kt_bin_const(g, "muli", pow_[i], s->sw);
   }
   /* Accumulators from the output's values (the reference's order). */
   int acc[MAX_ACC];
   for (int i = 0; i < tp; i++)
     for (int j = 0; j < groups; j++)
       acc[i * groups + j] =
-          def(g, "vector.load %%O[%%v%d, %%v%d, %%v%d, %%v%d] {alignment = %d} : %s, %s",
+          stc_kt_def(g, "vector.load %%O[%%v%d, %%v%d, %%v%d, %%v%d] {alignment = %d} : %s, %s",
                         pn[i], poh[i], pow_[i], fch[j], 4 * vf, ot, vt);
-  int ckh = cst(g, s->kh), ckw = cst(g, s->kw), cc = cst(g, s->c);
+  int ckh = stc_kt_index(g, s->kh), ckw = stc_kt_index(g, s->kw), cc = stc_kt_index(g, s->c);
   int cvec = s->c % 4 == 0 ? 4 : 1;
-  int cstep = cst(g, cvec);
+  int cstep = stc_kt_index(g, cvec);
   /* Three loops carrying the accumulators: %v<loop result>#a. */
   char types[MAX_ACC * 20] = "", list[MAX_ACC * 40];
   for (int a = 0; a < nacc; a++)
@@ -551,11 +525,11 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
   stc_text_appendf(t, "      %%v%d:%d = scf.for %%kw = %%v%d to %%v%d step %%v%d iter_args(%s) -> (%s) {\n",
                    loop_kw, nacc, c0, ckw, c1, list, types);
   int ih[16], iw[16];
-  int dkh = def(g, "arith.muli %%kh, %%v%d : index", cst(g, s->dh));
-  int dkw = def(g, "arith.muli %%kw, %%v%d : index", cst(g, s->dw));
+  int dkh = stc_kt_def(g, "arith.muli %%kh, %%v%d : index", stc_kt_index(g, s->dh));
+  int dkw = stc_kt_def(g, "arith.muli %%kw, %%v%d : index", stc_kt_index(g, s->dw));
   for (int i = 0; i < tp; i++) {
-    ih[i] = bin(g, "addi", ih0[i], dkh);
-    iw[i] = bin(g, "addi", iw0[i], dkw);
+    ih[i] = stc_kt_bin(g, "addi", ih0[i], dkh);
+    iw[i] = stc_kt_bin(g, "addi", iw0[i], dkw);
   }
   int loop_c = g->next++;
   list[0] = 0;
@@ -569,21 +543,21 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
     cur[a] = -1 - a; /* %ac<a> */
   int xin[16];
   for (int i = 0; i < tp; i++)
-    xin[i] = cvec == 1 ? def(g, "memref.load %%I[%%v%d, %%v%d, %%v%d, %%c] : %s", pn[i], ih[i],
+    xin[i] = cvec == 1 ? stc_kt_def(g, "memref.load %%I[%%v%d, %%v%d, %%v%d, %%c] : %s", pn[i], ih[i],
                              iw[i], it)
-                       : def(g, "vector.load %%I[%%v%d, %%v%d, %%v%d, %%c] {alignment = 16} : %s, vector<4xf32>",
+                       : stc_kt_def(g, "vector.load %%I[%%v%d, %%v%d, %%v%d, %%c] {alignment = 16} : %s, vector<4xf32>",
                              pn[i], ih[i], iw[i], it);
   for (int cc4 = 0; cc4 < cvec; cc4++) {
-    int crow = cc4 ? def(g, "arith.addi %%c, %%v%d : index", cst(g, cc4))
-                   : def(g, "arith.addi %%c, %%v%d : index", c0);
+    int crow = cc4 ? stc_kt_def(g, "arith.addi %%c, %%v%d : index", stc_kt_index(g, cc4))
+                   : stc_kt_def(g, "arith.addi %%c, %%v%d : index", c0);
     int fv[MAX_ACC];
     for (int j = 0; j < groups; j++)
-      fv[j] = def(g, "vector.load %%F[%%kh, %%kw, %%v%d, %%v%d] {alignment = %d} : %s, %s",
+      fv[j] = stc_kt_def(g, "vector.load %%F[%%kh, %%kw, %%v%d, %%v%d] {alignment = %d} : %s, %s",
                             crow, fch[j], 4 * vf, ft, vt);
     for (int i = 0; i < tp; i++) {
       int x = cvec == 1 ? xin[i]
-                        : def(g, "vector.extract %%v%d[%d] : f32 from vector<4xf32>", xin[i], cc4);
-      int xb = def(g, "vector.broadcast %%v%d : f32 to %s", x, vt);
+                        : stc_kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<4xf32>", xin[i], cc4);
+      int xb = stc_kt_def(g, "vector.broadcast %%v%d : f32 to %s", x, vt);
       for (int j = 0; j < groups; j++) {
         int a = i * groups + j;
         char accname[24];
@@ -591,7 +565,7 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
           snprintf(accname, sizeof accname, "%%ac%d", -1 - cur[a]);
         else
           snprintf(accname, sizeof accname, "%%v%d", cur[a]);
-        cur[a] = def(g, "vector.fma %%v%d, %%v%d, %s : %s", xb, fv[j], accname, vt);
+        cur[a] = stc_kt_def(g, "vector.fma %%v%d, %%v%d, %s : %s", xb, fv[j], accname, vt);
       }
     }
   }
@@ -619,14 +593,14 @@ static bool conv_text(const stc_gpu_kernel *k, const conv_shape *s, stc_text *t)
 }
 
 /* Butterfly over a warp: 5 xor shuffles, the combiner after each. */
-static int butterfly(gen *g, const row_shape *s, int value) {
-  int width = def(g, "arith.constant 32 : i32");
+static int butterfly(stc_kernel_text *g, const row_shape *s, int value) {
+  int width = stc_kt_def(g, "arith.constant 32 : i32");
   for (int off = 16; off >= 1; off /= 2) {
-    int o = def(g, "arith.constant %d : i32", off);
+    int o = stc_kt_def(g, "arith.constant %d : i32", off);
     int sh = g->next++;
     stc_text_appendf(g->t, "      %%v%d, %%ok%d = gpu.shuffle xor %%v%d, %%v%d, %%v%d : f32\n", sh,
                      sh, value, o, width);
-    value = def(g, "arith.%s %%v%d, %%v%d : f32", s->combine, value, sh);
+    value = stc_kt_def(g, "arith.%s %%v%d, %%v%d : f32", s->combine, value, sh);
   }
   return value;
 }
@@ -637,7 +611,7 @@ static int butterfly(gen *g, const row_shape *s, int value) {
  * replaced by the generic's body afterwards. */
 static bool rows_text(MlirOperation op, const stc_gpu_kernel *k, const row_shape *s,
                       stc_text *t) {
-  gen gg = {t, 0}, *g = &gg;
+  stc_kernel_text gg = {t, 0}, *g = &gg;
   int ins = s->inputs;
   char types[17][160];
   for (int i = 0; i <= ins; i++)
@@ -678,29 +652,29 @@ static bool rows_text(MlirOperation op, const stc_gpu_kernel *k, const row_shape
                    "threads(%%tid, %%tidy, %%tidz) in (%%bsx = %%nt, %%bsy = %%one, %%bsz = %%one)%s {\n",
                    grid, THREADS,
                    k->block ? " workgroup(%sm : memref<8xf32, #gpu.address_space<workgroup>>)" : "");
-  int c0 = cst(g, 0);
-  int tid = def(g, "arith.addi %%tid, %%v%d : index", c0);
-  int lane = bin_c(g, "remui", tid, 32), warp = bin_c(g, "divui", tid, 32);
+  int c0 = stc_kt_index(g, 0);
+  int tid = stc_kt_def(g, "arith.addi %%tid, %%v%d : index", c0);
+  int lane = stc_kt_bin_const(g, "remui", tid, 32), warp = stc_kt_bin_const(g, "divui", tid, 32);
   int row, start, step;
   if (k->block) {
-    row = def(g, "arith.addi %%bx, %%v%d : index", c0);
-    start = bin_c(g, "muli", tid, k->vector);
-    step = cst(g, (long long)THREADS * k->vector);
+    row = stc_kt_def(g, "arith.addi %%bx, %%v%d : index", c0);
+    start = stc_kt_bin_const(g, "muli", tid, k->vector);
+    step = stc_kt_index(g, (long long)THREADS * k->vector);
   } else {
-    row = bin(g, "addi", def(g, "arith.muli %%bx, %%v%d : index", cst(g, 8)), warp);
-    start = bin_c(g, "muli", lane, k->vector);
-    step = cst(g, 32LL * k->vector);
+    row = stc_kt_bin(g, "addi", stc_kt_def(g, "arith.muli %%bx, %%v%d : index", stc_kt_index(g, 8)), warp);
+    start = stc_kt_bin_const(g, "muli", lane, k->vector);
+    step = stc_kt_index(g, 32LL * k->vector);
     /* A warp past the last row has nothing to do (the whole warp: the
      * shuffles need every lane of the warp). */
-    int in_rows = def(g, "arith.cmpi ult, %%v%d, %%v%d : index", row, cst(g, s->rows));
+    int in_rows = stc_kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", row, stc_kt_index(g, s->rows));
     stc_text_appendf(t, "      scf.if %%v%d {\n", in_rows);
   }
   int row_value[17];
   for (int i = 0; i < ins; i++)
     if (!s->full[i])
-      row_value[i] = def(g, "memref.load %%%s[%%v%d] : %s", x[i], row, row1);
-  int neutral = def(g, "arith.constant %s : f32", s->neutral);
-  int len = cst(g, s->len);
+      row_value[i] = stc_kt_def(g, "memref.load %%%s[%%v%d] : %s", x[i], row, row1);
+  int neutral = stc_kt_def(g, "arith.constant %s : f32", s->neutral);
+  int len = stc_kt_index(g, s->len);
   int loop = g->next++;
   stc_text_appendf(t, "      %%v%d = scf.for %%j = %%v%d to %%v%d step %%v%d iter_args(%%acc = %%v%d) -> (f32) {\n",
                    loop, start, len, step, neutral);
@@ -708,15 +682,15 @@ static bool rows_text(MlirOperation op, const stc_gpu_kernel *k, const row_shape
   if (k->vector == 4)
     for (int i = 0; i < ins; i++)
       if (s->full[i])
-        elem[i] = def(g, "vector.load %%%s[%%v%d, %%j] {alignment = 16} : %s, vector<4xf32>",
+        elem[i] = stc_kt_def(g, "vector.load %%%s[%%v%d, %%j] {alignment = 16} : %s, vector<4xf32>",
                       x[i], row, row2);
   int acc = -1;
   for (int e = 0; e < k->vector; e++) {
     int args[17];
     for (int i = 0; i < ins; i++)
       args[i] = !s->full[i]     ? row_value[i]
-                : k->vector == 1 ? def(g, "memref.load %%%s[%%v%d, %%j] : %s", x[i], row, row2)
-                                 : def(g, "vector.extract %%v%d[%d] : f32 from vector<4xf32>",
+                : k->vector == 1 ? stc_kt_def(g, "memref.load %%%s[%%v%d, %%j] : %s", x[i], row, row2)
+                                 : stc_kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<4xf32>",
                                        elem[i], e);
     int m = g->next++;
     stc_text_appendf(t, "      %%v%d = \"builtin.unrealized_conversion_cast\"(", m);
@@ -727,28 +701,28 @@ static bool rows_text(MlirOperation op, const stc_gpu_kernel *k, const row_shape
       stc_text_appendf(t, "%sf32", i ? ", " : "");
     stc_text_appendf(t, ") -> f32\n");
     if (acc < 0)
-      acc = def(g, "arith.%s %%v%d, %%acc : f32", s->combine, m);
+      acc = stc_kt_def(g, "arith.%s %%v%d, %%acc : f32", s->combine, m);
     else
-      acc = def(g, "arith.%s %%v%d, %%v%d : f32", s->combine, m, acc);
+      acc = stc_kt_def(g, "arith.%s %%v%d, %%v%d : f32", s->combine, m, acc);
   }
   stc_text_appendf(t, "      scf.yield %%v%d : f32\n      }\n", acc);
   int total = butterfly(g, s, loop);
-  int lane0 = def(g, "arith.cmpi eq, %%v%d, %%v%d : index", lane, c0);
+  int lane0 = stc_kt_def(g, "arith.cmpi eq, %%v%d, %%v%d : index", lane, c0);
   if (k->block) {
     /* Warp totals through shared memory; warp 0 combines them. */
     stc_text_appendf(t, "      scf.if %%v%d {\n      memref.store %%v%d, %%sm[%%v%d] : memref<8xf32, #gpu.address_space<workgroup>>\n      }\n      gpu.barrier\n",
                      lane0, total, warp);
-    int warp0 = def(g, "arith.cmpi eq, %%v%d, %%v%d : index", warp, c0);
+    int warp0 = stc_kt_def(g, "arith.cmpi eq, %%v%d, %%v%d : index", warp, c0);
     stc_text_appendf(t, "      scf.if %%v%d {\n", warp0);
-    int idx = bin(g, "minui", lane, cst(g, 7));
-    int v = def(g, "memref.load %%sm[%%v%d] : memref<8xf32, #gpu.address_space<workgroup>>", idx);
-    int real = def(g, "arith.cmpi ult, %%v%d, %%v%d : index", lane, cst(g, 8));
-    int part = def(g, "arith.select %%v%d, %%v%d, %%v%d : f32", real, v, neutral);
+    int idx = stc_kt_bin(g, "minui", lane, stc_kt_index(g, 7));
+    int v = stc_kt_def(g, "memref.load %%sm[%%v%d] : memref<8xf32, #gpu.address_space<workgroup>>", idx);
+    int real = stc_kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", lane, stc_kt_index(g, 8));
+    int part = stc_kt_def(g, "arith.select %%v%d, %%v%d, %%v%d : f32", real, v, neutral);
     total = butterfly(g, s, part);
   }
   stc_text_appendf(t, "      scf.if %%v%d {\n", lane0);
-  int old = def(g, "memref.load %%%s[%%v%d] : %s", x[ins], row, row1);
-  int sum = def(g, "arith.%s %%v%d, %%v%d : f32", s->combine, total, old);
+  int old = stc_kt_def(g, "memref.load %%%s[%%v%d] : %s", x[ins], row, row1);
+  int sum = stc_kt_def(g, "arith.%s %%v%d, %%v%d : f32", s->combine, total, old);
   stc_text_appendf(t, "      memref.store %%v%d, %%%s[%%v%d] : %s\n      }\n", sum, x[ins], row,
                    row1);
   if (k->block)

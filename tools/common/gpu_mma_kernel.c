@@ -35,6 +35,7 @@
 
 #include "region_id.h"
 #include "stc_passes.h"
+#include "kernel_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,52 +107,22 @@ bool stc_gpu_mma_check(const stc_gpu_schedule *s, char *why, size_t why_size) {
 
 /* ---- text emission: values are %v<N>, numbered in order of definition -- */
 
-typedef struct emitter {
-  stc_text *t;
-  int next;
-} emitter;
-
-static int def(emitter *e, const char *format, ...) __attribute__((format(printf, 2, 3)));
-
-static int def(emitter *e, const char *format, ...) {
-  char line[768];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(line, sizeof line, format, args);
-  va_end(args);
-  int n = e->next++;
-  stc_text_appendf(e->t, "      %%v%d = %s\n", n, line);
-  return n;
-}
-
-static int cst(emitter *e, long value) {
-  return def(e, "arith.constant %ld : index", value);
-}
-
-static int bin(emitter *e, const char *op, int a, int b) {
-  return def(e, "arith.%s %%v%d, %%v%d : index", op, a, b);
-}
-
-static int bin_c(emitter *e, const char *op, int a, long b) {
-  return bin(e, op, a, cst(e, b));
-}
-
 typedef struct copy_indices {
   int a_row[MMA_MAX_COPIES], a_col[MMA_MAX_COPIES], a_grow[MMA_MAX_COPIES];
   int b_row[MMA_MAX_COPIES], b_col[MMA_MAX_COPIES], b_gcol[MMA_MAX_COPIES];
 } copy_indices;
 
 /* Global -> registers: the pieces of the k step starting at %v<k0>. */
-static void tile_loads(emitter *e, const mma_geometry *g, const copy_indices *x,
+static void tile_loads(stc_kernel_text *e, const mma_geometry *g, const copy_indices *x,
                        int64_t m, int64_t n, int64_t k, int k0, int *va, int *vb) {
   for (int p = 0; p < g->pa; p++) {
-    int col = bin(e, "addi", k0, x->a_col[p]);
-    va[p] = def(e, "vector.load %%A[%%v%d, %%v%d] {alignment = 16} : memref<%lldx%lldxf32>, vector<4xf32>",
+    int col = stc_kt_bin(e, "addi", k0, x->a_col[p]);
+    va[p] = stc_kt_def(e, "vector.load %%A[%%v%d, %%v%d] {alignment = 16} : memref<%lldx%lldxf32>, vector<4xf32>",
                 x->a_grow[p], col, (long long)m, (long long)k);
   }
   for (int p = 0; p < g->pb; p++) {
-    int row = bin(e, "addi", k0, x->b_row[p]);
-    vb[p] = def(e, "vector.load %%B[%%v%d, %%v%d] {alignment = 16} : memref<%lldx%lldxf32>, vector<4xf32>",
+    int row = stc_kt_bin(e, "addi", k0, x->b_row[p]);
+    vb[p] = stc_kt_def(e, "vector.load %%B[%%v%d, %%v%d] {alignment = 16} : memref<%lldx%lldxf32>, vector<4xf32>",
                 row, x->b_gcol[p], (long long)k, (long long)n);
   }
 }
@@ -159,19 +130,19 @@ static void tile_loads(emitter *e, const mma_geometry *g, const copy_indices *x,
 /* %v<v> (vector<4xf32>) rounded to TF32: to nearest, ties away from zero
  * (add half an ulp of the 10-bit mantissa, clear the 13 low bits); Inf and
  * NaN unchanged. */
-static int round_tf32(emitter *e, int v, const int *c) {
-  int bits = def(e, "arith.bitcast %%v%d : vector<4xf32> to vector<4xi32>", v);
-  int exponent = def(e, "arith.andi %%v%d, %%v%d : vector<4xi32>", bits, c[0]);
-  int special = def(e, "arith.cmpi eq, %%v%d, %%v%d : vector<4xi32>", exponent, c[0]);
-  int up = def(e, "arith.addi %%v%d, %%v%d : vector<4xi32>", bits, c[1]);
-  int cut = def(e, "arith.andi %%v%d, %%v%d : vector<4xi32>", up, c[2]);
-  int kept = def(e, "arith.select %%v%d, %%v%d, %%v%d : vector<4xi1>, vector<4xi32>", special,
+static int round_tf32(stc_kernel_text *e, int v, const int *c) {
+  int bits = stc_kt_def(e, "arith.bitcast %%v%d : vector<4xf32> to vector<4xi32>", v);
+  int exponent = stc_kt_def(e, "arith.andi %%v%d, %%v%d : vector<4xi32>", bits, c[0]);
+  int special = stc_kt_def(e, "arith.cmpi eq, %%v%d, %%v%d : vector<4xi32>", exponent, c[0]);
+  int up = stc_kt_def(e, "arith.addi %%v%d, %%v%d : vector<4xi32>", bits, c[1]);
+  int cut = stc_kt_def(e, "arith.andi %%v%d, %%v%d : vector<4xi32>", up, c[2]);
+  int kept = stc_kt_def(e, "arith.select %%v%d, %%v%d, %%v%d : vector<4xi1>, vector<4xi32>", special,
                  bits, cut);
-  return def(e, "arith.bitcast %%v%d : vector<4xi32> to vector<4xf32>", kept);
+  return stc_kt_def(e, "arith.bitcast %%v%d : vector<4xi32> to vector<4xf32>", kept);
 }
 
 /* Registers -> shared buffer %v<buf>, rounded to TF32. */
-static void tile_stores(emitter *e, const stc_gpu_schedule *s, const mma_geometry *g,
+static void tile_stores(stc_kernel_text *e, const stc_gpu_schedule *s, const mma_geometry *g,
                         const copy_indices *x, int buf, const int *va, const int *vb,
                         const int *c) {
   for (int p = 0; p < g->pa; p++) {
@@ -204,7 +175,7 @@ bool stc_gpu_mma_kernel_text(const stc_gpu_schedule *s, int64_t m, int64_t n, in
     free(x), free(acc);
     return false;
   }
-  emitter gen = {t, 0}, *e = &gen;
+  stc_kernel_text gen = {t, 0}, *e = &gen;
   char wa[96], wb[96];
   snprintf(wa, sizeof wa, "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>", s->bm, g->sa);
   snprintf(wb, sizeof wb, "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>", s->bk, g->sb);
@@ -223,63 +194,63 @@ bool stc_gpu_mma_kernel_text(const stc_gpu_schedule *s, int64_t m, int64_t n, in
       "dynamic_shared_memory_size %%smem {\n",
       (long long)m, (long long)k, (long long)k, (long long)n, (long long)m, (long long)n,
       (long long)(n / s->bn), (long long)((m + s->bm - 1) / s->bm), g->threads, g->bytes);
-  int c0 = cst(e, 0), c1 = cst(e, 1);
+  int c0 = stc_kt_index(e, 0), c1 = stc_kt_index(e, 1);
   stc_text_appendf(t,
                    "      %%dyn = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>\n"
                    "      %%As = memref.view %%dyn[%%v%d][] : memref<?xi8, #gpu.address_space<workgroup>> to %s\n",
                    c0, wa);
-  int boff = cst(e, g->b_offset);
+  int boff = stc_kt_index(e, g->b_offset);
   stc_text_appendf(t,
                    "      %%Bs = memref.view %%dyn[%%v%d][] : memref<?xi8, #gpu.address_space<workgroup>> to %s\n",
                    boff, wb);
   /* TF32 rounding constants: exponent mask, half ulp, mantissa cut. */
-  int rc[3] = {def(e, "arith.constant dense<2139095040> : vector<4xi32>"),
-               def(e, "arith.constant dense<4096> : vector<4xi32>"),
-               def(e, "arith.constant dense<-8192> : vector<4xi32>")};
-  int tid = def(e, "arith.addi %%tid, %%v%d : index", c0);
-  int lane = bin_c(e, "remui", tid, 32), warp = bin_c(e, "divui", tid, 32);
-  int grp = bin_c(e, "divui", lane, 4), tig = bin_c(e, "remui", lane, 4);
-  int wyi = bin_c(e, "divui", warp, g->wx), wxi = bin_c(e, "remui", warp, g->wx);
-  int row0 = def(e, "arith.muli %%by, %%v%d : index", cst(e, s->bm));
-  int col0 = def(e, "arith.muli %%bx, %%v%d : index", cst(e, s->bn));
-  int mlast = cst(e, (long)(m - 1));
+  int rc[3] = {stc_kt_def(e, "arith.constant dense<2139095040> : vector<4xi32>"),
+               stc_kt_def(e, "arith.constant dense<4096> : vector<4xi32>"),
+               stc_kt_def(e, "arith.constant dense<-8192> : vector<4xi32>")};
+  int tid = stc_kt_def(e, "arith.addi %%tid, %%v%d : index", c0);
+  int lane = stc_kt_bin_const(e, "remui", tid, 32), warp = stc_kt_bin_const(e, "divui", tid, 32);
+  int grp = stc_kt_bin_const(e, "divui", lane, 4), tig = stc_kt_bin_const(e, "remui", lane, 4);
+  int wyi = stc_kt_bin_const(e, "divui", warp, g->wx), wxi = stc_kt_bin_const(e, "remui", warp, g->wx);
+  int row0 = stc_kt_def(e, "arith.muli %%by, %%v%d : index", stc_kt_index(e, s->bm));
+  int col0 = stc_kt_def(e, "arith.muli %%bx, %%v%d : index", stc_kt_index(e, s->bn));
+  int mlast = stc_kt_index(e, (long)(m - 1));
   /* Fragment rows of A (block-local) and columns of B. */
-  int arow = bin(e, "addi", bin_c(e, "muli", wyi, s->tm), grp);
-  int bcol = bin(e, "addi", bin_c(e, "muli", wxi, s->tn), grp);
+  int arow = stc_kt_bin(e, "addi", stc_kt_bin_const(e, "muli", wyi, s->tm), grp);
+  int bcol = stc_kt_bin(e, "addi", stc_kt_bin_const(e, "muli", wxi, s->tn), grp);
   int a_rows[64][2], b_cols[64], k_cols[2];
   for (int i = 0; i < g->mi; i++)
     for (int h = 0; h < 2; h++)
-      a_rows[i][h] = bin_c(e, "addi", arow, 16L * i + 8L * h);
+      a_rows[i][h] = stc_kt_bin_const(e, "addi", arow, 16L * i + 8L * h);
   for (int j = 0; j < g->ni; j++)
-    b_cols[j] = bin_c(e, "addi", bcol, 8L * j);
+    b_cols[j] = stc_kt_bin_const(e, "addi", bcol, 8L * j);
   k_cols[0] = tig;
-  k_cols[1] = bin_c(e, "addi", tig, 4);
+  k_cols[1] = stc_kt_bin_const(e, "addi", tig, 4);
   /* Copy indices. */
   for (int p = 0; p < g->pa; p++) {
-    int q = bin_c(e, "addi", tid, (long)p * g->threads);
-    x->a_row[p] = bin_c(e, "divui", q, s->bk / 4);
-    x->a_col[p] = bin_c(e, "muli", bin_c(e, "remui", q, s->bk / 4), 4);
-    int grow = bin(e, "addi", row0, x->a_row[p]);
-    x->a_grow[p] = partial ? bin(e, "minui", grow, mlast) : grow;
+    int q = stc_kt_bin_const(e, "addi", tid, (long)p * g->threads);
+    x->a_row[p] = stc_kt_bin_const(e, "divui", q, s->bk / 4);
+    x->a_col[p] = stc_kt_bin_const(e, "muli", stc_kt_bin_const(e, "remui", q, s->bk / 4), 4);
+    int grow = stc_kt_bin(e, "addi", row0, x->a_row[p]);
+    x->a_grow[p] = partial ? stc_kt_bin(e, "minui", grow, mlast) : grow;
   }
   for (int p = 0; p < g->pb; p++) {
-    int q = bin_c(e, "addi", tid, (long)p * g->threads);
-    x->b_row[p] = bin_c(e, "divui", q, s->bn / 4);
-    x->b_col[p] = bin_c(e, "muli", bin_c(e, "remui", q, s->bn / 4), 4);
-    x->b_gcol[p] = bin(e, "addi", col0, x->b_col[p]);
+    int q = stc_kt_bin_const(e, "addi", tid, (long)p * g->threads);
+    x->b_row[p] = stc_kt_bin_const(e, "divui", q, s->bn / 4);
+    x->b_col[p] = stc_kt_bin_const(e, "muli", stc_kt_bin_const(e, "remui", q, s->bn / 4), 4);
+    x->b_gcol[p] = stc_kt_bin(e, "addi", col0, x->b_col[p]);
   }
-  int zero = def(e, "arith.constant 0.0 : f32");
+  int zero = stc_kt_def(e, "arith.constant 0.0 : f32");
   for (int a = 0; a < nacc; a++)
     acc[a] = zero;
   int va[MMA_MAX_COPIES], vb[MMA_MAX_COPIES];
   tile_loads(e, g, x, m, n, k, c0, va, vb);
   tile_stores(e, s, g, x, c0, va, vb, rc);
   stc_text_appendf(t, "      gpu.barrier\n");
-  int steps = cst(e, (long)(k / s->bk)), last = cst(e, (long)(k / s->bk - 1));
-  int c2 = cst(e, 2), cbk = cst(e, s->bk);
+  int steps = stc_kt_index(e, (long)(k / s->bk)), last = stc_kt_index(e, (long)(k / s->bk - 1));
+  int c2 = stc_kt_index(e, 2), cbk = stc_kt_index(e, s->bk);
   int kc[64];
   for (int kk = 0; kk < s->bk / 8 && kk < 64; kk++)
-    kc[kk] = cst(e, 8L * kk);
+    kc[kk] = stc_kt_index(e, 8L * kk);
   int result = e->next++, kidx = e->next++;
   stc_text_appendf(t, "      %%v%d:%d = scf.for %%v%d = %%v%d to %%v%d step %%v%d iter_args(",
                    result, nacc, kidx, c0, steps, c1);
@@ -292,33 +263,33 @@ bool stc_gpu_mma_kernel_text(const stc_gpu_schedule *s, int64_t m, int64_t n, in
   for (int a = 0; a < nacc; a++)
     stc_text_appendf(t, "%sf32", a ? ", " : "");
   stc_text_appendf(t, ") {\n");
-  int cur = bin(e, "remui", kidx, c2);
-  int other = bin(e, "subi", c1, cur);
+  int cur = stc_kt_bin(e, "remui", kidx, c2);
+  int other = stc_kt_bin(e, "subi", c1, cur);
   /* The next step's pieces (the last step reloads itself into the buffer
    * nobody reads any more: branch-free). */
-  int following = bin(e, "minui", bin(e, "addi", kidx, c1), last);
-  tile_loads(e, g, x, m, n, k, bin(e, "muli", following, cbk), va, vb);
+  int following = stc_kt_bin(e, "minui", stc_kt_bin(e, "addi", kidx, c1), last);
+  tile_loads(e, g, x, m, n, k, stc_kt_bin(e, "muli", following, cbk), va, vb);
   for (int kk = 0; kk < s->bk / 8; kk++) {
     int ka[2], a_frag[64][4], b_frag[64][2];
     for (int h = 0; h < 2; h++)
-      ka[h] = bin(e, "addi", kc[kk], k_cols[h]);
+      ka[h] = stc_kt_bin(e, "addi", kc[kk], k_cols[h]);
     for (int i = 0; i < g->mi; i++)
       for (int r = 0; r < 4; r++) {
         /* a0: (g, t), a1: (g+8, t), a2: (g, t+4), a3: (g+8, t+4) */
-        int f = def(e, "memref.load %%As[%%v%d, %%v%d, %%v%d] : %s", cur, a_rows[i][r & 1],
+        int f = stc_kt_def(e, "memref.load %%As[%%v%d, %%v%d, %%v%d] : %s", cur, a_rows[i][r & 1],
                     ka[r >> 1], wa);
-        a_frag[i][r] = def(e, "arith.bitcast %%v%d : f32 to i32", f);
+        a_frag[i][r] = stc_kt_def(e, "arith.bitcast %%v%d : f32 to i32", f);
       }
     for (int j = 0; j < g->ni; j++)
       for (int r = 0; r < 2; r++) {
         /* b0: (t, g), b1: (t+4, g) */
-        int f = def(e, "memref.load %%Bs[%%v%d, %%v%d, %%v%d] : %s", cur, ka[r], b_cols[j], wb);
-        b_frag[j][r] = def(e, "arith.bitcast %%v%d : f32 to i32", f);
+        int f = stc_kt_def(e, "memref.load %%Bs[%%v%d, %%v%d, %%v%d] : %s", cur, ka[r], b_cols[j], wb);
+        b_frag[j][r] = stc_kt_def(e, "arith.bitcast %%v%d : f32 to i32", f);
       }
     for (int i = 0; i < g->mi; i++)
       for (int j = 0; j < g->ni; j++) {
         int *c = &acc[(i * g->ni + j) * 4];
-        int d = def(e,
+        int d = stc_kt_def(e,
                     "nvvm.mma.sync A[%%v%d, %%v%d, %%v%d, %%v%d] B[%%v%d, %%v%d] "
                     "C[%%v%d, %%v%d, %%v%d, %%v%d] {layoutA = #nvvm.mma_layout<row>, "
                     "layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = "
@@ -328,7 +299,7 @@ bool stc_gpu_mma_kernel_text(const stc_gpu_schedule *s, int64_t m, int64_t n, in
                     a_frag[i][0], a_frag[i][1], a_frag[i][2], a_frag[i][3], b_frag[j][0],
                     b_frag[j][1], c[0], c[1], c[2], c[3]);
         for (int r = 0; r < 4; r++)
-          c[r] = def(e, "llvm.extractvalue %%v%d[%d] : !llvm.struct<(f32, f32, f32, f32)>", d, r);
+          c[r] = stc_kt_def(e, "llvm.extractvalue %%v%d[%d] : !llvm.struct<(f32, f32, f32, f32)>", d, r);
       }
   }
   tile_stores(e, s, g, x, other, va, vb, rc);
@@ -340,26 +311,26 @@ bool stc_gpu_mma_kernel_text(const stc_gpu_schedule *s, int64_t m, int64_t n, in
     stc_text_appendf(t, "%sf32", a ? ", " : "");
   stc_text_appendf(t, "\n      }\n");
   /* C += the accumulators: c0, c1 at (g, 2t), (g, 2t+1); c2, c3 at row g+8. */
-  int cm = partial ? cst(e, (long)m) : -1;
-  int wcol = bin(e, "addi", bin(e, "addi", col0, bin_c(e, "muli", wxi, s->tn)),
-                 bin_c(e, "muli", tig, 2));
+  int cm = partial ? stc_kt_index(e, (long)m) : -1;
+  int wcol = stc_kt_bin(e, "addi", stc_kt_bin(e, "addi", col0, stc_kt_bin_const(e, "muli", wxi, s->tn)),
+                 stc_kt_bin_const(e, "muli", tig, 2));
   int ccol[64];
   for (int j = 0; j < g->ni; j++)
-    ccol[j] = bin_c(e, "addi", wcol, 8L * j);
+    ccol[j] = stc_kt_bin_const(e, "addi", wcol, 8L * j);
   for (int i = 0; i < g->mi; i++)
     for (int h = 0; h < 2; h++) {
-      int row = bin(e, "addi", row0, a_rows[i][h]);
+      int row = stc_kt_bin(e, "addi", row0, a_rows[i][h]);
       if (partial) {
-        int inside = def(e, "arith.cmpi ult, %%v%d, %%v%d : index", row, cm);
+        int inside = stc_kt_def(e, "arith.cmpi ult, %%v%d, %%v%d : index", row, cm);
         stc_text_appendf(t, "      scf.if %%v%d {\n", inside);
       }
       for (int j = 0; j < g->ni; j++) {
         int a = (i * g->ni + j) * 4 + 2 * h;
-        int pair = def(e, "vector.from_elements %%v%d#%d, %%v%d#%d : vector<2xf32>", result, a,
+        int pair = stc_kt_def(e, "vector.from_elements %%v%d#%d, %%v%d#%d : vector<2xf32>", result, a,
                        result, a + 1);
-        int old_c = def(e, "vector.load %%C[%%v%d, %%v%d] {alignment = 8} : memref<%lldx%lldxf32>, vector<2xf32>",
+        int old_c = stc_kt_def(e, "vector.load %%C[%%v%d, %%v%d] {alignment = 8} : memref<%lldx%lldxf32>, vector<2xf32>",
                         row, ccol[j], (long long)m, (long long)n);
-        int sum = def(e, "arith.addf %%v%d, %%v%d : vector<2xf32>", old_c, pair);
+        int sum = stc_kt_def(e, "arith.addf %%v%d, %%v%d : vector<2xf32>", old_c, pair);
         stc_text_appendf(t,
                          "      vector.store %%v%d, %%C[%%v%d, %%v%d] {alignment = 8} : "
                          "memref<%lldx%lldxf32>, vector<2xf32>\n",

@@ -57,6 +57,7 @@
 #include "tune_pipeline_cuda.h"
 
 #include "stc_passes.h"
+#include "kernel_text.h"
 #include "transform_apply.h"
 
 #include <mlir-c/BuiltinAttributes.h>
@@ -527,39 +528,6 @@ MlirPass stc_gpu_schedule_pass_create(const stc_gpu_schedule *schedule) {
 /* The kernel is written as text and parsed: a private function with the
  * matmul's operands as arguments, whose body (one gpu.launch) replaces the
  * linalg.matmul. Values are %v<N>, numbered in order of definition. */
-typedef struct kernel_text {
-  stc_text *t;
-  int next;
-} kernel_text;
-
-static int kt_def(kernel_text *g, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* "%vN = <format>\n"; returns N. */
-static int kt_def(kernel_text *g, const char *format, ...) {
-  char line[512];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(line, sizeof line, format, args);
-  va_end(args);
-  int n = g->next++;
-  stc_text_appendf(g->t, "      %%v%d = %s\n", n, line);
-  return n;
-}
-
-static int kt_const(kernel_text *g, long value) {
-  return kt_def(g, "arith.constant %ld : index", value);
-}
-
-/* %v<a> op %v<b> on index values. */
-static int kt_bin(kernel_text *g, const char *op, int a, int b) {
-  return kt_def(g, "arith.%s %%v%d, %%v%d : index", op, a, b);
-}
-
-static int kt_bin_const(kernel_text *g, const char *op, int a, long b) {
-  return kt_bin(g, op, a, kt_const(g, b));
-}
-
 #define KT_MAX_COPIES 64
 #define KT_MAX_ACC 256
 
@@ -571,26 +539,26 @@ typedef struct kernel_indices {
 
 /* Global -> registers: the A and B pieces this thread copies for the k
  * step starting at row/column %v<k0>. Values in va[], vb[]. */
-static void kt_tile_loads(kernel_text *g, const shared_geometry *geo, const kernel_indices *x,
+static void kt_tile_loads(stc_kernel_text *g, const shared_geometry *geo, const kernel_indices *x,
                           int64_t m, int64_t n, int64_t k, int k0, int *va, int *vb) {
   for (int p = 0; p < geo->pa; p++) {
-    int col = kt_bin(g, "addi", k0, x->a_col[p][0]);
-    va[p] = kt_def(g, "vector.load %%A[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
+    int col = stc_kt_bin(g, "addi", k0, x->a_col[p][0]);
+    va[p] = stc_kt_def(g, "vector.load %%A[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
                    x->a_grow[p], col, 4 * geo->va, (long long)m, (long long)k, geo->va);
   }
   for (int p = 0; p < geo->pb; p++) {
-    int row = kt_bin(g, "addi", k0, x->b_row[p]);
-    vb[p] = kt_def(g, "vector.load %%B[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
+    int row = stc_kt_bin(g, "addi", k0, x->b_row[p]);
+    vb[p] = stc_kt_def(g, "vector.load %%B[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
                    row, x->b_gcol[p], 4 * geo->vb, (long long)k, (long long)n, geo->vb);
   }
 }
 
 /* Registers -> workgroup buffer %v<buf>: A transposed (As[buf][k][m]), B as is. */
-static void kt_tile_stores(kernel_text *g, const stc_gpu_schedule *s, const shared_geometry *geo,
+static void kt_tile_stores(stc_kernel_text *g, const stc_gpu_schedule *s, const shared_geometry *geo,
                            const kernel_indices *x, int buf, const int *va, const int *vb) {
   for (int p = 0; p < geo->pa; p++)
     for (int j = 0; j < geo->va; j++) {
-      int e = kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<%dxf32>", va[p], j, geo->va);
+      int e = stc_kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<%dxf32>", va[p], j, geo->va);
       stc_text_appendf(g->t,
                        "      memref.store %%v%d, %%As[%%v%d, %%v%d, %%v%d] : "
                        "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>\n",
@@ -634,7 +602,7 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
     return false;
   }
   int *next_acc = acc + nacc;
-  kernel_text gen = {t, 0}, *g = &gen;
+  stc_kernel_text gen = {t, 0}, *g = &gen;
   char wa[96], wb[96];
   snprintf(wa, sizeof wa, "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>", s->bk, geo->bmp);
   snprintf(wb, sizeof wb, "memref<2x%dx%dxf32, #gpu.address_space<workgroup>>", s->bk, s->bn);
@@ -658,62 +626,62 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
   /* Dynamic shared memory: the NVVM lowering aligns it to 16 bytes (static
    * workgroup attributions get their element type's 4), which the 128-bit
    * accesses need. */
-  int c0 = kt_const(g, 0), c1 = kt_const(g, 1);
+  int c0 = stc_kt_index(g, 0), c1 = stc_kt_index(g, 1);
   stc_text_appendf(t,
                    "      %%dyn = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>\n"
                    "      %%As = memref.view %%dyn[%%v%d][] : memref<?xi8, #gpu.address_space<workgroup>> to %s\n",
                    c0, wa);
-  int b_offset = kt_const(g, geo->b_offset);
+  int b_offset = stc_kt_index(g, geo->b_offset);
   stc_text_appendf(t,
                    "      %%Bs = memref.view %%dyn[%%v%d][] : memref<?xi8, #gpu.address_space<workgroup>> to %s\n",
                    b_offset, wb);
-  x->tid = kt_def(g, "arith.addi %%tid, %%v%d : index", c0);
-  int tx = kt_bin_const(g, "remui", x->tid, geo->tx);
-  int ty = kt_bin_const(g, "divui", x->tid, geo->tx);
-  x->row0 = kt_def(g, "arith.muli %%by, %%v%d : index", kt_const(g, s->bm));
-  x->col0 = kt_def(g, "arith.muli %%bx, %%v%d : index", kt_const(g, s->bn));
-  x->mlast = kt_const(g, (long)(m - 1));
-  int frag_row = kt_bin_const(g, "muli", ty, tm);   /* in the block tile */
-  int frag_col = kt_bin_const(g, "muli", tx, vn);
+  x->tid = stc_kt_def(g, "arith.addi %%tid, %%v%d : index", c0);
+  int tx = stc_kt_bin_const(g, "remui", x->tid, geo->tx);
+  int ty = stc_kt_bin_const(g, "divui", x->tid, geo->tx);
+  x->row0 = stc_kt_def(g, "arith.muli %%by, %%v%d : index", stc_kt_index(g, s->bm));
+  x->col0 = stc_kt_def(g, "arith.muli %%bx, %%v%d : index", stc_kt_index(g, s->bn));
+  x->mlast = stc_kt_index(g, (long)(m - 1));
+  int frag_row = stc_kt_bin_const(g, "muli", ty, tm);   /* in the block tile */
+  int frag_col = stc_kt_bin_const(g, "muli", tx, vn);
   /* The accumulators start at 0 (C is added after the k loop: its
    * addresses are not live across the loop). */
-  int zero = kt_def(g, "arith.constant dense<0.0> : vector<%dxf32>", vn);
+  int zero = stc_kt_def(g, "arith.constant dense<0.0> : vector<%dxf32>", vn);
   for (int a = 0; a < nacc; a++)
     acc[a] = zero;
   /* Fragment offsets in the shared tiles. */
   int fa[64], fb[64];
   for (int f = 0; f < tm / vm; f++)
-    fa[f] = kt_bin_const(g, "addi", frag_row, (long)f * vm);
+    fa[f] = stc_kt_bin_const(g, "addi", frag_row, (long)f * vm);
   for (int c = 0; c < gn; c++)
-    fb[c] = kt_bin_const(g, "addi", frag_col, (long)c * geo->tx * vn);
+    fb[c] = stc_kt_bin_const(g, "addi", frag_col, (long)c * geo->tx * vn);
   /* Copy indices (loop-invariant). */
   for (int p = 0; p < geo->pa; p++) {
-    int q = kt_bin_const(g, "addi", x->tid, (long)p * geo->threads);
-    x->a_row[p] = kt_bin_const(g, "divui", q, s->bk / geo->va);
-    int ac = kt_bin_const(g, "remui", q, s->bk / geo->va);
-    x->a_col[p][0] = kt_bin_const(g, "muli", ac, geo->va);
+    int q = stc_kt_bin_const(g, "addi", x->tid, (long)p * geo->threads);
+    x->a_row[p] = stc_kt_bin_const(g, "divui", q, s->bk / geo->va);
+    int ac = stc_kt_bin_const(g, "remui", q, s->bk / geo->va);
+    x->a_col[p][0] = stc_kt_bin_const(g, "muli", ac, geo->va);
     for (int j = 1; j < geo->va; j++)
-      x->a_col[p][j] = kt_bin_const(g, "addi", x->a_col[p][0], j);
-    int grow = kt_bin(g, "addi", x->row0, x->a_row[p]);
-    x->a_grow[p] = partial ? kt_bin(g, "minui", grow, x->mlast) : grow;
+      x->a_col[p][j] = stc_kt_bin_const(g, "addi", x->a_col[p][0], j);
+    int grow = stc_kt_bin(g, "addi", x->row0, x->a_row[p]);
+    x->a_grow[p] = partial ? stc_kt_bin(g, "minui", grow, x->mlast) : grow;
   }
   for (int p = 0; p < geo->pb; p++) {
-    int q = kt_bin_const(g, "addi", x->tid, (long)p * geo->threads);
-    x->b_row[p] = kt_bin_const(g, "divui", q, s->bn / geo->vb);
-    int bc = kt_bin_const(g, "remui", q, s->bn / geo->vb);
-    x->b_col[p] = kt_bin_const(g, "muli", bc, geo->vb);
-    x->b_gcol[p] = kt_bin(g, "addi", x->col0, x->b_col[p]);
+    int q = stc_kt_bin_const(g, "addi", x->tid, (long)p * geo->threads);
+    x->b_row[p] = stc_kt_bin_const(g, "divui", q, s->bn / geo->vb);
+    int bc = stc_kt_bin_const(g, "remui", q, s->bn / geo->vb);
+    x->b_col[p] = stc_kt_bin_const(g, "muli", bc, geo->vb);
+    x->b_gcol[p] = stc_kt_bin(g, "addi", x->col0, x->b_col[p]);
   }
   int va[KT_MAX_COPIES], vb[KT_MAX_COPIES];
   /* Prologue: the first k step into buffer 0. */
-  int k_base = split > 1 ? kt_def(g, "arith.muli %%bz, %%v%d : index", kt_const(g, (long)k_part))
+  int k_base = split > 1 ? stc_kt_def(g, "arith.muli %%bz, %%v%d : index", stc_kt_index(g, (long)k_part))
                          : c0;
   kt_tile_loads(g, geo, x, m, n, k, k_base, va, vb);
   kt_tile_stores(g, s, geo, x, c0, va, vb);
   stc_text_appendf(t, "      gpu.barrier\n");
-  int steps = kt_const(g, (long)(k_part / s->bk)),
-      last = kt_const(g, (long)(k_part / s->bk - 1));
-  int c2 = kt_const(g, 2), cbk = kt_const(g, s->bk);
+  int steps = stc_kt_index(g, (long)(k_part / s->bk)),
+      last = stc_kt_index(g, (long)(k_part / s->bk - 1));
+  int c2 = stc_kt_index(g, 2), cbk = stc_kt_index(g, s->bk);
   /* The k loop. */
   int result = g->next++, kidx = g->next++;
   stc_text_appendf(t, "      %%v%d:%d = scf.for %%v%d = %%v%d to %%v%d step %%v%d iter_args(",
@@ -727,28 +695,28 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
   for (int a = 0; a < nacc; a++)
     stc_text_appendf(t, "%svector<%dxf32>", a ? ", " : "", vn);
   stc_text_appendf(t, ") {\n");
-  int cur = kt_bin(g, "remui", kidx, c2);
-  int other = kt_bin(g, "subi", c1, cur);
+  int cur = stc_kt_bin(g, "remui", kidx, c2);
+  int other = stc_kt_bin(g, "subi", c1, cur);
   /* The next step's pieces (the last step loads itself again: harmless,
    * into the buffer nobody reads any more, and branch-free). */
-  int following = kt_bin(g, "minui", kt_bin(g, "addi", kidx, c1), last);
-  int k0 = kt_bin(g, "addi", k_base, kt_bin(g, "muli", following, cbk));
+  int following = stc_kt_bin(g, "minui", stc_kt_bin(g, "addi", kidx, c1), last);
+  int k0 = stc_kt_bin(g, "addi", k_base, stc_kt_bin(g, "muli", following, cbk));
   kt_tile_loads(g, geo, x, m, n, k, k0, va, vb);
   for (int kk = 0; kk < s->bk; kk++) {
-    int ck = kt_const(g, kk);
+    int ck = stc_kt_index(g, kk);
     int a_frag[64], b_frag[64];
     for (int f = 0; f < tm / vm; f++)
-      a_frag[f] = kt_def(g, "vector.load %%As[%%v%d, %%v%d, %%v%d] {alignment = %d} : %s, vector<%dxf32>",
+      a_frag[f] = stc_kt_def(g, "vector.load %%As[%%v%d, %%v%d, %%v%d] {alignment = %d} : %s, vector<%dxf32>",
                          cur, ck, fa[f], 4 * vm, wa, vm);
     for (int c = 0; c < gn; c++)
-      b_frag[c] = kt_def(g, "vector.load %%Bs[%%v%d, %%v%d, %%v%d] {alignment = %d} : %s, vector<%dxf32>",
+      b_frag[c] = stc_kt_def(g, "vector.load %%Bs[%%v%d, %%v%d, %%v%d] {alignment = %d} : %s, vector<%dxf32>",
                          cur, ck, fb[c], 4 * vn, wb, vn);
     for (int i = 0; i < tm; i++) {
-      int e = kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<%dxf32>", a_frag[i / vm],
+      int e = stc_kt_def(g, "vector.extract %%v%d[%d] : f32 from vector<%dxf32>", a_frag[i / vm],
                      i % vm, vm);
-      int splat = kt_def(g, "vector.broadcast %%v%d : f32 to vector<%dxf32>", e, vn);
+      int splat = stc_kt_def(g, "vector.broadcast %%v%d : f32 to vector<%dxf32>", e, vn);
       for (int c = 0; c < gn; c++)
-        next_acc[i * gn + c] = kt_def(g, "vector.fma %%v%d, %%v%d, %%v%d : vector<%dxf32>", splat,
+        next_acc[i * gn + c] = stc_kt_def(g, "vector.fma %%v%d, %%v%d, %%v%d : vector<%dxf32>", splat,
                                       b_frag[c], acc[i * gn + c], vn);
     }
     memcpy(acc, next_acc, sizeof(int) * (size_t)nacc);
@@ -762,30 +730,30 @@ static bool shared_kernel_text(const stc_gpu_schedule *s, const shared_geometry 
     stc_text_appendf(t, "%svector<%dxf32>", a ? ", " : "", vn);
   stc_text_appendf(t, "\n      }\n");
   /* C += the accumulators. */
-  int row_base = kt_bin(g, "addi", x->row0, frag_row);
-  int col_base = kt_bin(g, "addi", x->col0, frag_col);
+  int row_base = stc_kt_bin(g, "addi", x->row0, frag_row);
+  int col_base = stc_kt_bin(g, "addi", x->col0, frag_col);
   for (int c = 0; c < gn; c++)
-    col[c] = kt_bin_const(g, "addi", col_base, (long)c * geo->tx * vn);
-  int cm = partial ? kt_const(g, (long)m) : -1;
+    col[c] = stc_kt_bin_const(g, "addi", col_base, (long)c * geo->tx * vn);
+  int cm = partial ? stc_kt_index(g, (long)m) : -1;
   for (int i = 0; i < tm; i++) {
-    row[i] = kt_bin_const(g, "addi", row_base, i);
+    row[i] = stc_kt_bin_const(g, "addi", row_base, i);
     if (partial) {
-      int inside = kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", row[i], cm);
+      int inside = stc_kt_def(g, "arith.cmpi ult, %%v%d, %%v%d : index", row[i], cm);
       stc_text_appendf(t, "      scf.if %%v%d {\n", inside);
     }
     for (int c = 0; c < gn && split > 1; c++)
       for (int j = 0; j < vn; j++) {
         /* Split K: the blocks of one tile add their partial sums. */
-        int e = kt_def(g, "vector.extract %%v%d#%d[%d] : f32 from vector<%dxf32>", result,
+        int e = stc_kt_def(g, "vector.extract %%v%d#%d[%d] : f32 from vector<%dxf32>", result,
                        i * gn + c, j, vn);
-        int cj = kt_bin_const(g, "addi", col[c], j);
-        kt_def(g, "memref.atomic_rmw addf %%v%d, %%C[%%v%d, %%v%d] : (f32, memref<%lldx%lldxf32>) -> f32",
+        int cj = stc_kt_bin_const(g, "addi", col[c], j);
+        stc_kt_def(g, "memref.atomic_rmw addf %%v%d, %%C[%%v%d, %%v%d] : (f32, memref<%lldx%lldxf32>) -> f32",
                e, row[i], cj, (long long)m, (long long)n);
       }
     for (int c = 0; c < gn && split == 1; c++) {
-      int old_c = kt_def(g, "vector.load %%C[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
+      int old_c = stc_kt_def(g, "vector.load %%C[%%v%d, %%v%d] {alignment = %d} : memref<%lldx%lldxf32>, vector<%dxf32>",
                          row[i], col[c], 4 * vn, (long long)m, (long long)n, vn);
-      int sum = kt_def(g, "arith.addf %%v%d, %%v%d#%d : vector<%dxf32>", old_c, result,
+      int sum = stc_kt_def(g, "arith.addf %%v%d, %%v%d#%d : vector<%dxf32>", old_c, result,
                        i * gn + c, vn);
       stc_text_appendf(t,
                        "      vector.store %%v%d, %%C[%%v%d, %%v%d] {alignment = %d} : "
