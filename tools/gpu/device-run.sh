@@ -78,6 +78,8 @@ default_variants="16,16:inner-x 32,32:inner-x 8,32:inner-x 16,16:outer-x
 launch_failure_sites="128x128/8x8/k128/shared,64x64/4x4/k16/shared,cublas"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=common.sh
+source "$here/common.sh"
 
 build() {
   local bundle=${1:-$root/build/gpu-bundle}
@@ -91,7 +93,7 @@ build() {
   cp -L /lib/x86_64-linux-gnu/libyaml-0.so.2 "$bundle/lib/" 2>/dev/null || true
   cp "$stc_build/bin/test_gpu" "$bundle/bin/"
   cp "$stc_build/bin/test_trial_gpu" "$bundle/bin/"
-  cp "$root/test/e2e/compare-outputs.py" "$here/device-run.sh" "$here/triton_matmul.py" \
+  cp "$root/test/e2e/compare-outputs.py" "$here/device-run.sh" "$here/common.sh" "$here/triton_matmul.py" \
     "$here/gpu_table.py" "$bundle/"
   local rt=$bundle/lib/libstc_rt.so
   local link=(-Wl,-rpath,'$ORIGIN/../lib' -lm -lpthread)
@@ -195,12 +197,7 @@ MAIN
         label=${block/,/x}/$mapping
         flags=(--gpu-block="$block" --gpu-mapping="$mapping" --gpu-sites=off)
       fi
-      sed "s/NAME/$fn/g; s/MxK/${m}x${k}/g; s/KxN/${k}x${n}/g; s/MxN/${m}x${n}/g" \
-        "$here/matmul.mlir.in" > "$bundle/obj/$fn.mlir"
-      "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" "${flags[@]}" \
-        --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
-      echo "STC_VARIANT($fn, $m, $k, $n, \"$label\")" >> "$header"
-      objects+=("$bundle/obj/$fn.o")
+      objects+=("$(matmul_object "$bundle" "$opt" "$chip" "$fn" "$m" "$k" "$n" "$label" "${flags[@]}")")
     done
   done
   cc -O2 -I"$root/include" -I"$bundle/obj" -o "$bundle/bin/matmul_bench" \
@@ -213,13 +210,7 @@ run() {
   local bundle=$1 out=$2 failures=0
   mkdir -p "$out"
   export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  # cuBLAS: the loader's, else the toolkit's, else PyTorch's wheel.
-  if [[ -z ${STC_CUBLAS_LIBRARY:-} ]] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[23] '; then
-    local found
-    found=$(ls /usr/local/cuda*/lib64/libcublas.so.1[23] 2>/dev/null | head -1)
-    [[ -n $found ]] || found=$(python3 -c "import nvidia.cublas, os, glob; d = os.path.dirname(nvidia.cublas.__file__ or nvidia.cublas.__path__[0]); print((glob.glob(d + '/lib/libcublas.so.1*') or [''])[0])" 2>/dev/null)
-    [[ -n $found ]] && export STC_CUBLAS_LIBRARY=$found
-  fi
+  find_cublas
   echo "cuBLAS: ${STC_CUBLAS_LIBRARY:-loader path}" > "$out/device.txt"
   nvidia-smi >> "$out/device.txt" 2>&1 || true
   # One process per test, as ctest runs them: the device-fault test leaves

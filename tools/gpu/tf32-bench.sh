@@ -27,6 +27,8 @@ default_variants="128x128/64x32/k16 128x128/64x64/k16 64x64/32x32/k16 128x64/32x
   256x128/64x64/k8 128x256/64x64/k8 64x128/32x64/k16 128x128/64x64/k32 128x256/64x64/k16"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=common.sh
+source "$here/common.sh"
 
 build() {
   local bundle=${1:-$root/build/tf32-bundle}
@@ -38,7 +40,7 @@ build() {
   mkdir -p "$bundle/lib" "$bundle/bin" "$bundle/obj"
   cp "$stc_build/lib/libstc_rt.so" "$bundle/lib/"
   cp -L /lib/x86_64-linux-gnu/libyaml-0.so.2 "$bundle/lib/" 2>/dev/null || true
-  cp "$here/tf32-bench.sh" "$here/tf32_reference.py" "$bundle/"
+  cp "$here/tf32-bench.sh" "$here/tf32_reference.py" "$here/common.sh" "$bundle/"
   local rt=$bundle/lib/libstc_rt.so header=$bundle/obj/matmul_variants.h objects=()
   : > "$header"
   for shape in ${TF32_SHAPES:-$default_shapes}; do
@@ -66,12 +68,7 @@ build() {
             flags=(--gpu-schedule="$spec")
           fi ;;
       esac
-      sed "s/NAME/$fn/g; s/MxK/${m}x${k}/g; s/KxN/${k}x${n}/g; s/MxN/${m}x${n}/g" \
-        "$here/matmul.mlir.in" > "$bundle/obj/$fn.mlir"
-      "$opt" --tune-hot-paths --target=cuda --gpu-chip="$chip" "${flags[@]}" \
-        --emit=obj "$bundle/obj/$fn.mlir" -o "$bundle/obj/$fn.o"
-      echo "STC_VARIANT($fn, $m, $k, $n, \"$label\")" >> "$header"
-      objects+=("$bundle/obj/$fn.o")
+      objects+=("$(matmul_object "$bundle" "$opt" "$chip" "$fn" "$m" "$k" "$n" "$label" "${flags[@]}")")
     done
   done
   cc -O2 -I"$root/include" -I"$bundle/obj" -o "$bundle/bin/matmul_bench" \
@@ -84,12 +81,7 @@ run() {
   local bundle=$1 out=$2 failures=0
   mkdir -p "$out"
   export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  if [[ -z ${STC_CUBLAS_LIBRARY:-} ]] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[23] '; then
-    local found
-    found=$(ls /usr/local/cuda*/lib64/libcublas.so.1[23] 2>/dev/null | head -1)
-    [[ -n $found ]] || found=$(python3 -c "import nvidia.cublas, os, glob; d = os.path.dirname(nvidia.cublas.__file__ or nvidia.cublas.__path__[0]); print((glob.glob(d + '/lib/libcublas.so.1*') or [''])[0])" 2>/dev/null)
-    [[ -n $found ]] && export STC_CUBLAS_LIBRARY=$found
-  fi
+  find_cublas
   { echo "cuBLAS: ${STC_CUBLAS_LIBRARY:-loader path}"; date -u; nvidia-smi; } > "$out/device.txt" 2>&1
   local cache
   cache=$(mktemp -d)
