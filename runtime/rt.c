@@ -214,7 +214,7 @@ void stc_rt__cap_openmp_spin(void) {
   const char *policy = getenv("OMP_WAIT_POLICY");
   if ((own && *own) || (policy && *policy))
     return;
-  (void)setenv("KMP_BLOCKTIME", STC_KMP_BLOCKTIME, 0);
+  (void)setenv("KMP_BLOCKTIME", STC_KMP_BLOCKTIME, 1); /* unset or empty */
 }
 
 __attribute__((constructor)) static void stc_rt_load(void) {
