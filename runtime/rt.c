@@ -194,7 +194,31 @@ void stc_rt__exit_hook_install(void) {
   pthread_once(&g_exit_once, install_exit_hook);
 }
 
+/* libomp's idle workers spin 200 ms (KMP_BLOCKTIME) after every parallel
+ * region before they sleep. On 2 cores a vendor BLAS call made in that
+ * window shares a core with the spinning worker: a 512^3 cblas_sgemm right
+ * after a small OpenMP loop took 4.5-5.6 ms per call, 2.6-3.8 ms with
+ * KMP_BLOCKTIME=0 or 1 (in about 2 of 5 runs at one-thread speed across
+ * sites), and the spinning pool also slows an OpenBLAS or OpenMP variant
+ * the tuner times next. 1 ms keeps back-to-back regions (a model's
+ * elementwise ops, one tile loop after another) on awake workers and
+ * lets them sleep soon after the last one, as runtime/blas.c does for
+ * OpenBLAS's workers (2^22 cycles). A user's KMP_BLOCKTIME, or an
+ * OMP_WAIT_POLICY (which sets the blocktime itself), wins. Set before
+ * libomp reads its environment (its first parallel region, after this
+ * constructor); an already started libomp keeps its own. */
+#define STC_KMP_BLOCKTIME "1"
+
+void stc_rt__cap_openmp_spin(void) {
+  const char *own = getenv("KMP_BLOCKTIME");
+  const char *policy = getenv("OMP_WAIT_POLICY");
+  if ((own && *own) || (policy && *policy))
+    return;
+  (void)setenv("KMP_BLOCKTIME", STC_KMP_BLOCKTIME, 1); /* unset or empty */
+}
+
 __attribute__((constructor)) static void stc_rt_load(void) {
+  stc_rt__cap_openmp_spin();
   stc_rt__exit_hook_install();
 }
 

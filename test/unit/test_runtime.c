@@ -9,8 +9,12 @@
 #include "stc/profile.h"
 #include "stc/rt.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -522,4 +526,76 @@ STC_TEST(memref_copy_strided_transposed_and_rank0) {
   unranked_arg r0s = {0, &s0}, r0d = {0, &d0};
   memrefCopy(sizeof(float), &r0s, &r0d);
   STC_CHECK(window[1] == 7.0f);
+}
+
+/* The variable as the process started with it (/proc/self/environ: what
+ * exec passed, which setenv does not change); false when it had none. */
+static bool initial_env(const char *name, char *out, size_t size) {
+  FILE *f = fopen("/proc/self/environ", "rb");
+  if (!f)
+    return false;
+  size_t len = strlen(name);
+  char entry[4096];
+  size_t n = 0;
+  bool found = false;
+  int c;
+  while (!found && (c = fgetc(f)) != EOF) {
+    if (c != 0) {
+      if (n + 1 < sizeof entry)
+        entry[n++] = (char)c;
+      continue;
+    }
+    entry[n] = 0;
+    n = 0;
+    if (strncmp(entry, name, len) == 0 && entry[len] == '=') {
+      snprintf(out, size, "%s", entry + len + 1);
+      found = true;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+/* libomp's idle workers spin 200 ms after each parallel region, taking a
+ * core from the BLAS call that follows: libstc_rt's constructor caps it at
+ * 1 ms unless the user chose a blocktime or a wait policy, and libomp,
+ * started afterwards, runs with it. */
+STC_TEST(runtime_caps_openmp_idle_spin_unless_the_user_set_it) {
+  char own[256] = "", policy[256] = "";
+  bool had_own = initial_env("KMP_BLOCKTIME", own, sizeof own);
+  bool had_policy = initial_env("OMP_WAIT_POLICY", policy, sizeof policy);
+  const char *now = getenv("KMP_BLOCKTIME");
+  if (had_own && own[0])
+    STC_CHECK_STR_EQ(now ? now : "(unset)", own); /* the user's, kept */
+  else if (!(had_policy && policy[0]))
+    STC_CHECK_STR_EQ(now ? now : "(unset)", "1"); /* set at load */
+
+  setenv("KMP_BLOCKTIME", "50", 1);
+  stc_rt__cap_openmp_spin();
+  STC_CHECK_STR_EQ(getenv("KMP_BLOCKTIME"), "50");
+  unsetenv("KMP_BLOCKTIME");
+  setenv("OMP_WAIT_POLICY", "active", 1);
+  stc_rt__cap_openmp_spin();
+  STC_CHECK(getenv("KMP_BLOCKTIME") == NULL);
+  unsetenv("OMP_WAIT_POLICY");
+  stc_rt__cap_openmp_spin();
+  now = getenv("KMP_BLOCKTIME");
+  STC_CHECK_STR_EQ(now ? now : "(unset)", "1");
+#ifdef STC_LIBOMP
+  /* libomp reads it when it starts (here: its first call). */
+  void *omp = dlopen(STC_LIBOMP, RTLD_NOW | RTLD_LOCAL);
+  STC_CHECK(omp != NULL);
+  if (omp) {
+    int (*blocktime)(void) = (int (*)(void))dlsym(omp, "kmp_get_blocktime");
+    STC_CHECK(blocktime != NULL);
+    if (blocktime)
+      STC_CHECK_EQ_INT(blocktime(), 1);
+  }
+#endif
+  if (had_own)
+    setenv("KMP_BLOCKTIME", own, 1);
+  else
+    unsetenv("KMP_BLOCKTIME");
+  if (had_policy)
+    setenv("OMP_WAIT_POLICY", policy, 1);
 }
