@@ -492,12 +492,12 @@ static MlirWalkResult code_walk_op(MlirOperation op, void *user) {
 
 /* SHA-256 hex of the printed code of the variant `symbol` (local scope, no
  * locations: the same compile prints the same text), or "" when it cannot
- * be computed (the runtime then treats the code as unknown). *flags gets
+ * be computed (the runtime then treats the code as unknown). *variant_flags gets
  * STC_RT_VARIANT_STARTS_THREADS when that code opens an OpenMP parallel
  * region (convert-scf-to-openmp's omp.parallel, still in the LLVM dialect
  * module until translation outlines it). */
 static void code_hash(MlirSymbolTable table, MlirStringRef symbol, char out[65],
-                      uint32_t *flags) {
+                      uint32_t *variant_flags) {
   out[0] = 0;
   code_walk w = {table, NULL, 0, 0, false, false};
   code_walk_add(&w, mlirSymbolTableLookup(table, symbol));
@@ -514,7 +514,7 @@ static void code_hash(MlirSymbolTable table, MlirStringRef symbol, char out[65],
   mlirOpPrintingFlagsDestroy(flags);
   if (w.count && !w.out_of_memory && !text.out_of_memory)
     stc_sha256_hex(text.data, text.length, out);
-  *flags = w.threads ? STC_RT_VARIANT_STARTS_THREADS : 0;
+  *variant_flags = w.threads ? STC_RT_VARIANT_STARTS_THREADS : 0;
   stc_text_free(&text);
   free(w.ops);
 }
