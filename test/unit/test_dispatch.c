@@ -2208,8 +2208,10 @@ static stc_rt_site g_threads_site2 = {
 
 /* The scripted clock: every reading advances 1 ms, so each reference run
  * timed while a winner is pending takes exactly 1 ms. */
-static uint64_t g_rent_script_ns;
-static uint64_t rent_clock(void) { return g_rent_script_ns += 1000000; }
+static atomic_uint_fast64_t g_rent_script_ns;
+static uint64_t rent_clock(void) {
+  return atomic_fetch_add(&g_rent_script_ns, 1000000) + 1000000;
+}
 
 /* Tunes both threads sites in a first process, then plants `winner` with a
  * ratio of 0.5 in every record: the winner saves 0.5 ms of each 1 ms
@@ -2229,7 +2231,7 @@ static bool rent_runtime(const char *directory, uint64_t start_cost_ns,
   fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
   config.policy.start_cost_ns = start_cost_ns;
   config.policy.trust_verified = trusted;
-  g_rent_script_ns = 0;
+  atomic_store(&g_rent_script_ns, 0);
   stc_rt__set_rent_clock(rent_clock);
   return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
 }
@@ -2307,7 +2309,7 @@ STC_TEST(rent_or_buy_keeps_the_reference_until_the_start_cost_is_earned) {
   fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
   config.policy.start_cost_ns = 3000000;
   config.policy.check_at_call = 1;
-  g_rent_script_ns = 0;
+  atomic_store(&g_rent_script_ns, 0);
   STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
   reset_calls();
   for (int call = 1; call <= 7; call++) {
@@ -2432,4 +2434,123 @@ STC_TEST(start_cost_policy_field) {
   STC_CHECK_EQ_U64(config.policy.start_cost_ns, 3000000);
   STC_CHECK_CONTAINS(text, "STC_TUNE_START_COST_MS");
   free(text);
+}
+
+/* A vendor-BLAS winner has the library load's cost: the vendor BLAS is not
+ * even loaded while the reference rents, and the check on the computed call
+ * loads it. (The first process tunes in a child: a library once loaded
+ * stays loaded.) */
+STC_TEST(rent_or_buy_defers_loading_the_vendor_blas) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char dir[2048], cache[2100], lib[2100], dep[2100];
+  snprintf(dir, sizeof dir, "%s", test_dir("rent-blas"));
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
+  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
+  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
+  stc_rt_dispatch_config config;
+  fflush(stderr);
+  pid_t child = fork();
+  STC_CHECK(child >= 0);
+  if (child == 0) {
+    problem p;
+    fresh_config(&config, STC_MODE_EXPLORE, cache);
+    unsetenv("STC_BLAS");
+    setenv("STC_BLAS_LIBRARY", lib, 1);
+    stc_rt__blas_reset();
+    atomic_store(&g_fast_repeats, 4);
+    bool ok = stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+    problem_init(&p, 24, 0, 0, 43);
+    enter(&g_static_site, &p);
+    ok = ok && problem_correct(&p) &&
+         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  STC_CHECK(waitpid(child, &status, 0) == child);
+  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  STC_CHECK_EQ_INT(plant_winner_ratio(cache, "blas", 0.5), 1);
+
+  fresh_config(&config, STC_MODE_CACHE_ONLY, cache);
+  config.policy.start_cost_ns = 3000000;
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  atomic_store(&g_rent_script_ns, 0);
+  stc_rt__set_rent_clock(rent_clock);
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 24, 0, 0, 43);
+  for (int call = 1; call <= 7; call++) {
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK(stc_rt__blas_attempted() == (call == 7));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), call == 7);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call);
+  }
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry);
+  problem_free(&p);
+  stc_rt__set_rent_clock(NULL);
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__dispatch_reset();
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
+}
+
+static void *rent_caller(void *opaque) {
+  thread_arg *t = opaque;
+  pthread_barrier_wait(t->barrier);
+  t->correct = true;
+  for (int i = 0; i < 10; i++) {
+    problem_rebase(&t->p);
+    enter(&g_threads_site, &t->p);
+    t->correct &= problem_correct(&t->p);
+  }
+  return NULL;
+}
+
+/* Threads racing through a rented wrong threads winner: every call is
+ * right, the winner runs once (the one check, once the rent is paid), the
+ * record goes. */
+STC_TEST_THREADED(concurrent_calls_through_a_rented_winner_all_correct) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("rent-threads"));
+  problem first;
+  STC_CHECK(rent_cache(directory, "wrong", &first));
+  problem_free(&first);
+  STC_CHECK(rent_runtime(directory, 3000000, false));
+  reset_calls();
+  enum { THREADS = 4 };
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, NULL, THREADS);
+  thread_arg args[THREADS];
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    args[i].barrier = &barrier;
+    problem_init(&args[i].p, 32, 0, 0, 300 + (unsigned)i);
+  }
+  char log[4096];
+  snprintf(log, sizeof log, "%s/log.txt", directory);
+  int saved = capture_begin(log);
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&threads[i], NULL, rent_caller, &args[i]);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&barrier);
+  char *text = capture_end(saved, log);
+  int correct = 0;
+  for (int i = 0; i < THREADS; i++) {
+    correct += args[i].correct;
+    problem_free(&args[i].p);
+  }
+  STC_CHECK_EQ_INT(correct, THREADS);
+  /* 40 calls of 1 ms at 0.5 earn 3 ms by the 7th: checked, caught. */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(count_of(text, "failed its check"), 1);
+  free(text);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 1); /* site 2's */
+  stc_rt__set_rent_clock(NULL);
+  stc_rt__dispatch_reset();
 }
