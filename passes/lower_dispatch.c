@@ -163,6 +163,7 @@ typedef struct site_variant {
   MlirStringRef name, revision, symbol;
   int64_t workspace; /* < 0 = unknown */
   uint32_t eligibility;
+  uint32_t flags; /* stc_rt_variant_flags, from its code (code_hash) */
 } site_variant;
 
 typedef struct site_info {
@@ -445,6 +446,7 @@ typedef struct code_walk {
   MlirOperation *ops;
   size_t count, capacity;
   bool out_of_memory;
+  bool threads; /* an omp.parallel op is in the code */
 } code_walk;
 
 static void code_walk_add(code_walk *w, MlirOperation op) {
@@ -480,6 +482,9 @@ static void code_walk_refer(code_walk *w, MlirAttribute a) {
 
 static MlirWalkResult code_walk_op(MlirOperation op, void *user) {
   code_walk *w = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length == 12 && memcmp(name.data, "omp.parallel", 12) == 0)
+    w->threads = true;
   for (intptr_t i = 0, n = mlirOperationGetNumAttributes(op); i < n; i++)
     code_walk_refer(w, mlirOperationGetAttribute(op, i).attribute);
   return MlirWalkResultAdvance;
@@ -487,10 +492,14 @@ static MlirWalkResult code_walk_op(MlirOperation op, void *user) {
 
 /* SHA-256 hex of the printed code of the variant `symbol` (local scope, no
  * locations: the same compile prints the same text), or "" when it cannot
- * be computed (the runtime then treats the code as unknown). */
-static void code_hash(MlirSymbolTable table, MlirStringRef symbol, char out[65]) {
+ * be computed (the runtime then treats the code as unknown). *variant_flags gets
+ * STC_RT_VARIANT_STARTS_THREADS when that code opens an OpenMP parallel
+ * region (convert-scf-to-openmp's omp.parallel, still in the LLVM dialect
+ * module until translation outlines it). */
+static void code_hash(MlirSymbolTable table, MlirStringRef symbol, char out[65],
+                      uint32_t *variant_flags) {
   out[0] = 0;
-  code_walk w = {table, NULL, 0, 0, false};
+  code_walk w = {table, NULL, 0, 0, false, false};
   code_walk_add(&w, mlirSymbolTableLookup(table, symbol));
   stc_text text = {0};
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
@@ -505,6 +514,7 @@ static void code_hash(MlirSymbolTable table, MlirStringRef symbol, char out[65])
   mlirOpPrintingFlagsDestroy(flags);
   if (w.count && !w.out_of_memory && !text.out_of_memory)
     stc_sha256_hex(text.data, text.length, out);
+  *variant_flags = w.threads ? STC_RT_VARIANT_STARTS_THREADS : 0;
   stc_text_free(&text);
   free(w.ops);
 }
@@ -619,7 +629,7 @@ static void declare(stc_text *t, const char *prefix, MlirStringRef name,
   stc_text_append(t, ")\n", 2);
 }
 
-static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable table) {
+static void emit_site_text(stc_text *t, site_info *info, MlirSymbolTable table) {
   stc_text_appendf(t, "module {\n  llvm.func @" SITE_ENTER
                       "(!llvm.ptr, !llvm.ptr, i32)\n");
   for (size_t i = 0; i < info->num_variants; i++) {
@@ -641,7 +651,7 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
   }
   for (size_t i = 0; i < info->num_variants; i++) {
     char hash[65];
-    code_hash(table, info->variants[i].symbol, hash);
+    code_hash(table, info->variants[i].symbol, hash, &info->variants[i].flags);
     string_global(t, info, strings++, stc__str(hash));
   }
 
@@ -695,7 +705,7 @@ static void emit_site_text(stc_text *t, const site_info *info, MlirSymbolTable t
     snprintf(path, sizeof path, "%zu, 5", i);
     agg = insert_int(&b, agg, path, 32, v->eligibility);
     snprintf(path, sizeof path, "%zu, 6", i);
-    agg = insert_int(&b, agg, path, 32, 0);
+    agg = insert_int(&b, agg, path, 32, v->flags);
     snprintf(what, sizeof what, "str%zu", 2 + 2 * info->num_variants + i);
     char *hash = symbol_text(info, what);
     snprintf(path, sizeof path, "%zu, 7", i);

@@ -32,7 +32,22 @@
  * (a correct result, reported as passed), so the tuner keeps the record in
  * memory as if checked; nothing here publishes a winner while its
  * workload's check is pending, and every way out of the pending state
- * either checks the winner or invalidates the tuner's copy first. */
+ * either checks the winner or invalidates the tuner's copy first.
+ *
+ * Rent or buy (policy start_cost_ns, the default 3 ms; CPU sites). A
+ * pending winner that starts a thread team (STC_RT_VARIANT_STARTS_THREADS)
+ * or loads the vendor BLAS, in a process where nothing has done so yet,
+ * has a one-time cost its per-call saving must pay back. Its workload
+ * keeps running the reference, timing each run, until the time the winner
+ * would have saved so far, sum(reference time) x (1 - the record's ratio),
+ * reaches start_cost_ns; the call after that checks and switches (and not
+ * before check_at_call). So a process too short to pay the cost back runs
+ * exactly the reference, and a long one pays at most twice what the better
+ * of the two choices in hindsight costs (ski rental). Once any site has
+ * started the team or loaded the library the cost is paid: other pending
+ * winners of that kind switch at check_at_call. A trust_verified decision
+ * follows the same rule without the check (it is kept pending unverified
+ * and published when due). check_at_call 1 with a cost to pay defers too. */
 #include "dispatch_internal.h"
 #include "rt_internal.h"
 
@@ -62,9 +77,16 @@ typedef struct workload {
                                     `decision` holds it, unverified, once
                                     decide() has it) */
   atomic_bool checking;          /* a call is running pending's check */
-  atomic_uint_fast32_t deferred_calls; /* calls after the first that ran
-                                          the reference while pending (up
-                                          to check_at_call - 2) */
+  atomic_uint_fast64_t deferred_calls; /* calls after the first while
+                                          pending (what call this is) */
+  _Atomic uint32_t rent_kind;    /* set before pending: RENT_* of its
+                                    winner when it has a cost to earn back */
+  atomic_bool trusted_pending;   /* set before pending: a trusted decision
+                                    (no check), published once due */
+  _Atomic double saving;         /* 1 - the record's ratio (0: unknown or no
+                                    gain; the rent is then never paid) */
+  atomic_uint_fast64_t rented_ns; /* reference time of the calls that ran it
+                                     while pending */
   atomic_uint_fast64_t calls;    /* cached calls through the runtime
                                     (approximate under racing threads) */
   bool has_decision;             /* under the site lock */
@@ -93,6 +115,13 @@ typedef struct site_state {
 static pthread_mutex_t g_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static site_state *g_sites;
 
+/* One-time costs a winner may bring into a process (rent or buy). */
+enum { RENT_NONE, RENT_THREADS, RENT_LIBRARY };
+/* Set once a variant that starts threads has run, or been published, in
+ * this process (trials included): its team exists, the cost is paid. */
+static atomic_bool g_threads_started;
+static uint64_t (*g_rent_clock)(void); /* test-only clock, NULL = real */
+
 static atomic_uint_fast64_t g_selections, g_fallbacks, g_checked_variants,
     g_check_mismatches, g_rechecks, g_recheck_invalidations;
 
@@ -100,6 +129,73 @@ static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rent_now(void) {
+  return g_rent_clock ? g_rent_clock() : now_ns();
+}
+
+void stc_rt__set_rent_clock(uint64_t (*clock)(void)) { g_rent_clock = clock; }
+
+/* The one-time cost kind of variant (RENT_NONE for the reference). */
+static uint32_t rent_kind_of(const stc_rt_site *site, size_t variant) {
+  if (variant == site->reference)
+    return RENT_NONE;
+  if (site->variants[variant].eligibility == STC_RT_ELIGIBLE_BLAS)
+    return RENT_LIBRARY;
+  if (site->variants[variant].flags & STC_RT_VARIANT_STARTS_THREADS)
+    return RENT_THREADS;
+  return RENT_NONE;
+}
+
+/* Whether the cost of kind is still to pay in this process. */
+static bool rent_unpaid(uint32_t kind) {
+  switch (kind) {
+  case RENT_THREADS:
+    return !atomic_load_explicit(&g_threads_started, memory_order_acquire);
+  case RENT_LIBRARY:
+    return !stc_rt__blas_attempted(); /* a load, even a failed one, ran */
+  default:
+    return false;
+  }
+}
+
+/* Notes that variant is about to run or be published. */
+static void note_runs(const stc_rt_site *site, size_t variant) {
+  if (site->variants[variant].flags & STC_RT_VARIANT_STARTS_THREADS &&
+      !atomic_load_explicit(&g_threads_started, memory_order_relaxed))
+    atomic_store_explicit(&g_threads_started, true, memory_order_release);
+}
+
+/* Whether w's pending winner has a start cost to earn back first: a kind
+ * whose cost is unpaid, a cost set, a CPU site. */
+static bool rent_applies(const stc_rt_site *site, size_t winner,
+                         const stc_rt_dispatch_config *config) {
+  return config->policy.start_cost_ns > 0 && !stc_rt__site_on_device(site) &&
+         rent_unpaid(rent_kind_of(site, winner));
+}
+
+/* Whether w's pending winner may be checked and switched to now. */
+static bool rent_due(const workload *w, const stc_rt_dispatch_config *config) {
+  if (!rent_unpaid(atomic_load_explicit(&w->rent_kind, memory_order_relaxed)) ||
+      config->policy.start_cost_ns == 0)
+    return true;
+  double saving = atomic_load_explicit(&w->saving, memory_order_relaxed);
+  double rented =
+      (double)atomic_load_explicit(&w->rented_ns, memory_order_relaxed);
+  return saving > 0 && rented * saving >= (double)config->policy.start_cost_ns;
+}
+
+/* Runs the reference on the call while w's winner is pending, adding its
+ * time to the rent. */
+static void run_rented(const stc_rt_site *site, workload *w,
+                       void *const *desc) {
+  uint64_t start = rent_now();
+  stc_rt__call_variant(site, site->reference, desc);
+  uint64_t end = rent_now();
+  if (end > start)
+    atomic_fetch_add_explicit(&w->rented_ns, end - start,
+                              memory_order_relaxed);
 }
 
 /* ---- site state ---- */
@@ -337,6 +433,10 @@ static workload *table_add(site_state *s, const int64_t *key, size_t length,
   atomic_init(&w->pending, -1);
   atomic_init(&w->checking, false);
   atomic_init(&w->deferred_calls, 0);
+  atomic_init(&w->saving, 0.0);
+  atomic_init(&w->rent_kind, RENT_NONE);
+  atomic_init(&w->trusted_pending, false);
+  atomic_init(&w->rented_ns, 0);
   t->retired_next = NULL;
   t->count = count + 1;
   if (count)
@@ -381,6 +481,7 @@ static size_t publish(site_state *s, workload *w, size_t index,
       w->has_decision = true;
       memset(decision, 0, sizeof *decision);
     }
+    note_runs(s->site, index);
     atomic_store_explicit(&w->selected, (int32_t)index, memory_order_release);
     current = (int32_t)index;
     /* With rechecks on, calls must keep reaching the runtime to be counted. */
@@ -550,7 +651,10 @@ typedef struct call_runner {
   site_state *s;
   workload *w;
   void *const *desc;
-  bool defer;    /* in: check_at_call >= 2 on a CPU site */
+  const stc_rt_dispatch_config *config;
+  bool defer;    /* in: a CPU site with check_on_call; defers when
+                    check_at_call >= 2 or the winner has a start cost to
+                    earn back (rent_applies) */
   bool deferred; /* out: the call ran the reference; w->pending is set */
   size_t winner; /* out: ... to this variant */
 } call_runner;
@@ -561,6 +665,7 @@ static stc_status runner_validate(void *user, size_t reference,
                                   stc_validation *outcome, char *message,
                                   size_t message_size) {
   call_runner *r = user;
+  note_runs(r->s->site, candidate);
   return r->trial.validate(r->trial.user, reference, candidate, tolerance,
                            outcome, message, message_size);
 }
@@ -569,6 +674,7 @@ static stc_status runner_measure(void *user, size_t candidate,
                                  uint64_t *elapsed_ns, char *message,
                                  size_t message_size) {
   call_runner *r = user;
+  note_runs(r->s->site, candidate);
   return r->trial.measure(r->trial.user, candidate, elapsed_ns, message,
                           message_size);
 }
@@ -579,16 +685,26 @@ static stc_status runner_check_on_call(void *user, size_t reference,
                                        stc_validation *outcome, bool *served,
                                        char *message, size_t message_size) {
   call_runner *r = user;
-  if (!r->defer || r->deferred)
+  bool rent = r->defer && rent_applies(r->s->site, candidate, r->config);
+  if (!r->defer || r->deferred ||
+      (r->config->policy.check_at_call < 2 && !rent)) {
+    note_runs(r->s->site, candidate);
     return r->trial.check_on_call(r->trial.user, reference, candidate,
                                   tolerance, outcome, served, message,
                                   message_size);
+  }
   pthread_mutex_lock(&r->s->lock);
-  atomic_store_explicit(&r->w->pending, (int32_t)candidate,
+  atomic_store_explicit(&r->w->rent_kind,
+                        rent ? rent_kind_of(r->s->site, candidate) : RENT_NONE,
                         memory_order_relaxed);
+  atomic_store_explicit(&r->w->trusted_pending, false, memory_order_relaxed);
+  atomic_store_explicit(&r->w->saving, 0.0, memory_order_relaxed);
+  atomic_store_explicit(&r->w->rented_ns, 0, memory_order_relaxed);
   atomic_store_explicit(&r->w->deferred_calls, 0, memory_order_relaxed);
+  atomic_store_explicit(&r->w->pending, (int32_t)candidate,
+                        memory_order_release);
   pthread_mutex_unlock(&r->s->lock);
-  stc_rt__call_variant(r->s->site, reference, r->desc);
+  run_rented(r->s->site, r->w, r->desc);
   r->deferred = true;
   r->winner = candidate;
   *served = true;
@@ -607,6 +723,7 @@ static void resolve_pending(site_state *s, workload *w, int32_t index,
   if (atomic_load_explicit(&w->pending, memory_order_relaxed) == index) {
     atomic_store_explicit(&w->pending, -1, memory_order_relaxed);
     if (passed && atomic_load_explicit(&w->selected, memory_order_relaxed) < 0) {
+      note_runs(s->site, (size_t)index);
       w->decision.verified = verified;
       atomic_store_explicit(&w->selected, index, memory_order_release);
       if (config->recheck_every == 0 && s->site->variants[index].entry)
@@ -617,6 +734,94 @@ static void resolve_pending(site_state *s, workload *w, int32_t index,
     }
   }
   pthread_mutex_unlock(&s->lock);
+}
+
+/* What fraction of the reference's time decision's winner saves per call
+ * (1 - its ratio), 0 when unknown or none. */
+static double saving_of(const stc_decision *decision) {
+  if (!decision->has_ratio || !(decision->ratio > 0) || !(decision->ratio < 1))
+    return 0;
+  return 1 - decision->ratio;
+}
+
+/* STC_TUNE_REPORT's line for a disk decision left pending on its first
+ * call. */
+static void print_deferral(const stc_rt_site *site, const workload *w,
+                           size_t index, const stc_rt_dispatch_config *config) {
+  uint32_t kind = atomic_load_explicit(&w->rent_kind, memory_order_relaxed);
+  bool trusted = atomic_load_explicit(&w->trusted_pending, memory_order_relaxed);
+  if (kind == RENT_NONE) {
+    fprintf(stderr,
+            "stc: site %s: %s -> %s (disk-cache, check deferred to call "
+            "%" PRIu32 "; this call ran the reference)\n",
+            site->site_id, w->text, site->variants[index].name,
+            config->policy.check_at_call);
+    return;
+  }
+  double saving = atomic_load_explicit(&w->saving, memory_order_relaxed);
+  fprintf(stderr,
+          "stc: site %s: %s -> %s (disk-cache%s, %s until the time it would "
+          "have saved (%.0f%% of the reference's) reaches its start cost "
+          "(%s, %.3f ms); this call ran the reference)\n",
+          site->site_id, w->text, site->variants[index].name,
+          trusted ? ", trusted" : "",
+          trusted ? "switch deferred" : "check deferred", 100 * saving,
+          kind == RENT_THREADS ? "a thread team" : "loading the vendor BLAS",
+          (double)config->policy.start_cost_ns / 1e6);
+}
+
+/* Makes a trusted decision's winner w's pending one, unchecked (rent or
+ * buy); takes *decision. False when w is decided or pending already. */
+static bool defer_trusted(site_state *s, workload *w, stc_decision *decision,
+                          const stc_rt_dispatch_config *config) {
+  (void)config;
+  bool kept = false;
+  pthread_mutex_lock(&s->lock);
+  if (atomic_load_explicit(&w->selected, memory_order_relaxed) < 0 &&
+      atomic_load_explicit(&w->pending, memory_order_relaxed) < 0) {
+    stc_decision_clear(&w->decision);
+    w->decision = *decision;
+    w->has_decision = true;
+    memset(decision, 0, sizeof *decision);
+    atomic_store_explicit(&w->rent_kind,
+                          rent_kind_of(s->site, w->decision.index),
+                          memory_order_relaxed);
+    atomic_store_explicit(&w->trusted_pending, true, memory_order_relaxed);
+    atomic_store_explicit(&w->saving, saving_of(&w->decision),
+                          memory_order_relaxed);
+    atomic_store_explicit(&w->rented_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->deferred_calls, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->pending, (int32_t)w->decision.index,
+                          memory_order_release);
+    kept = true;
+  }
+  pthread_mutex_unlock(&s->lock);
+  return kept;
+}
+
+/* A pending trusted winner whose rent is paid: published unchecked (a BLAS
+ * winner whose library does not load is forgotten, as decide() does), and
+ * the call runs what is selected. */
+static void switch_trusted(site_state *s, workload *w, void *const *desc,
+                           const stc_rt_dispatch_config *config) {
+  stc_rt_site *site = s->site;
+  int32_t index = atomic_load_explicit(&w->pending, memory_order_acquire);
+  if (index < 0 || !variant_can_run(site, (size_t)index)) {
+    if (index >= 0)
+      resolve_pending(s, w, index, false, false, config);
+    run_reference(site, desc);
+    return;
+  }
+  resolve_pending(s, w, index, true, true, config);
+  if (config->print_reports) {
+    pthread_mutex_lock(&s->lock);
+    if (w->has_decision)
+      print_decision(site, w, &w->decision);
+    pthread_mutex_unlock(&s->lock);
+  }
+  int32_t selected = atomic_load_explicit(&w->selected, memory_order_acquire);
+  stc_rt__call_variant(site, selected >= 0 ? (size_t)selected : site->reference,
+                       desc);
 }
 
 /* Asks the tuner for w's variant, runs the trials, publishes. Returns the
@@ -672,9 +877,8 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
   }
   stc_problem problem = {STC_SCOPE_OPERATOR, operation, environment, w->text,
                          NULL, persistent};
-  call_runner deferring = {stc_rt__trial_runner(trial), s, w, desc,
+  call_runner deferring = {stc_rt__trial_runner(trial), s, w, desc, config,
                            config->policy.check_on_call &&
-                               config->policy.check_at_call >= 2 &&
                                !stc_rt__site_on_device(site),
                            false, 0};
   stc_trial_runner runner = {&deferring, runner_validate, runner_measure,
@@ -718,16 +922,14 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
         w->decision = decision;
         w->decision.verified = false;
         w->has_decision = true;
+        atomic_store_explicit(&w->saving, saving_of(&w->decision),
+                              memory_order_relaxed);
         memset(&decision, 0, sizeof decision);
         kept = true;
       }
       pthread_mutex_unlock(&s->lock);
       if (kept && config->print_reports)
-        fprintf(stderr,
-                "stc: site %s: %s -> %s (disk-cache, check deferred to call "
-                "%" PRIu32 "; this call ran the reference)\n",
-                site->site_id, w->text, site->variants[index].name,
-                config->policy.check_at_call);
+        print_deferral(site, w, (size_t)index, config);
     }
     if (!kept) {
       /* An error after the runner deferred, or an invalidation that came
@@ -762,6 +964,21 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       print_decision(site, w, &decision);
     stc_decision_clear(&decision);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+  } else if (decision.trusted && !*served && decision.index < count &&
+             decision.index != reference &&
+             rent_applies(site, decision.index, config)) {
+    /* A trusted winner with a start cost to earn back: the reference runs
+     * until it is paid (site_enter publishes it then, unchecked). */
+    size_t index = decision.index;
+    if (defer_trusted(s, w, &decision, config)) {
+      if (config->print_reports)
+        print_deferral(site, w, index, config);
+      run_rented(site, w, desc);
+      *served = true;
+    } else {
+      atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+    }
+    stc_decision_clear(&decision);
   } else if (!*served && decision.index < count &&
              !variant_can_run(site, decision.index)) {
     /* A BLAS winner (a trusted or unchecked record) whose library, found
@@ -837,9 +1054,11 @@ static void deferred_check(site_state *s, workload *w, void *const *desc,
   uint64_t start = now_ns();
   stc_status status =
       stc_rt__trial_create(site, desc, &trial, message, sizeof message);
-  if (status == STC_OK)
+  if (status == STC_OK) {
+    note_runs(site, (size_t)index);
     status = stc_rt__trial_check_on_call(trial, reference, (size_t)index,
                                          &config->policy.tolerance, &c);
+  }
   bool served = trial && stc_rt__trial_served(trial);
   stc_rt__trial_destroy(trial);
   stc_rt__tuning_ns_add(now_ns() - start);
@@ -925,6 +1144,7 @@ static void check_all(site_state *s, const workload *w, void *const *desc,
     }
     stc_rt__comparison c;
     stc_tolerance tf32;
+    note_runs(site, v);
     if (stc_rt__trial_compare(trial, site->reference, v,
                               stc_rt__variant_tolerance(site, v, &config->policy.tolerance,
                                                         &tf32),
@@ -1111,14 +1331,21 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
     chosen = (size_t)selected;
   } else if (atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
     /* Call k >= 2 of a pending workload: the check is on call
-     * check_at_call; until then the reference runs. */
-    if (config->policy.check_at_call > 2 &&
-        atomic_fetch_add(&w->deferred_calls, 1) + 2 <
-            config->policy.check_at_call) {
-      stc_rt__call_variant(site, site->reference, desc);
+     * check_at_call, or later while the winner's start cost is not earned
+     * back (rent or buy); until then the reference runs. A trusted winner
+     * switches, unchecked, once its cost is earned back. */
+    uint64_t call = atomic_fetch_add(&w->deferred_calls, 1) + 2;
+    bool trusted = atomic_load_explicit(&w->trusted_pending,
+                                        memory_order_relaxed);
+    if ((!trusted && call < config->policy.check_at_call) ||
+        !rent_due(w, config)) {
+      run_rented(site, w, desc);
       return;
     }
-    deferred_check(s, w, desc, tuner, config);
+    if (trusted)
+      switch_trusted(s, w, desc, config);
+    else
+      deferred_check(s, w, desc, tuner, config);
     return;
   } else if (config->policy.mode == STC_MODE_DISABLED &&
              !config->print_reports) {
@@ -1219,5 +1446,6 @@ void stc_rt__dispatch_reset(void) {
   atomic_store(&g_check_mismatches, 0);
   atomic_store(&g_rechecks, 0);
   atomic_store(&g_recheck_invalidations, 0);
+  atomic_store(&g_threads_started, false);
   stc_rt__controls_reset();
 }

@@ -75,9 +75,10 @@ bool stc_rt__blas_load(const char **why);
 /* Test-only: the next BLAS call reads $STC_BLAS / $STC_BLAS_LIBRARY again.
  * Not safe while another thread is inside an entry point. */
 void stc_rt__blas_reset(void);
-/* Test-only: whether anything tried to load the vendor BLAS since the last
- * reset (STC_TUNE=off must not: loading OpenBLAS starts its threads; nor
- * must a warm start whose winners are not BLAS variants). */
+/* Whether anything tried to load the vendor BLAS since the last reset
+ * (STC_TUNE=off must not: loading OpenBLAS starts its threads; nor must a
+ * warm start whose winners are not BLAS variants). dispatch.c's rent-or-buy
+ * rule reads it: once true, a BLAS winner's start cost is paid. */
 bool stc_rt__blas_attempted(void);
 /* Test-only: whether anything looked for the vendor BLAS since the last
  * reset (STC_TUNE=off must not even do that). */
@@ -257,6 +258,10 @@ void stc_rt__compare_elements(const int64_t *descriptor, uint32_t rank,
  * environment again (or takes a new stc_rt_dispatch_configure). No site call
  * may be running. */
 void stc_rt__dispatch_reset(void);
+/* Test-only: the clock the rent-or-buy rule times the reference's runs
+ * with while a winner is pending (NULL: CLOCK_MONOTONIC). Set it while no
+ * site call runs. */
+void stc_rt__set_rent_clock(uint64_t (*clock)(void));
 /* controls.c's half of the reset (tuner, configuration, warnings). */
 void stc_rt__controls_reset(void);
 

@@ -81,6 +81,15 @@ typedef enum stc_rt_eligibility {
                                        with the policy's TF32 tolerance */
 } stc_rt_eligibility;
 
+/* What a variant does besides computing (stc_rt_variant.flags). */
+typedef enum stc_rt_variant_flags {
+  /* Its code opens an OpenMP parallel region (a parallel schedule lowered
+   * with convert-scf-to-openmp): the process's first such call starts
+   * libomp's thread team. The dispatcher's rent-or-buy rule counts that
+   * one-time cost (policy start_cost_ns). */
+  STC_RT_VARIANT_STARTS_THREADS = 1u << 0,
+} stc_rt_variant_flags;
+
 /* LLVM layout: !llvm.struct<(ptr, ptr, ptr, ptr, i64, i32, i32, ptr)> */
 typedef struct stc_rt_variant {
   const char *name;     /* schedule name ("reference" for the reference) */
@@ -89,7 +98,9 @@ typedef struct stc_rt_variant {
   void *ciface;         /* _mlir_ciface_ entry: what the runtime calls */
   uint64_t workspace_bytes; /* UINT64_MAX = unknown */
   uint32_t eligibility;     /* stc_rt_eligibility */
-  uint32_t reserved;        /* 0 */
+  uint32_t flags;           /* stc_rt_variant_flags (formerly `reserved`,
+                               0, which objects from before still hold:
+                               no flags) */
   /* SHA-256 (64 hex digits) of the variant's lowered code: its function and
    * every function and global of the module it refers to, as printed after
    * its schedule and lowering; the same compile gives the same hash. NULL

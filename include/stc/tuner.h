@@ -140,6 +140,17 @@ typedef struct stc_tuner_policy {
                                   checks, so a process that calls a site
                                   fewer than n times pays nothing for
                                   tuning, default 2 [1] (>= 1) */
+  uint64_t start_cost_ns;      /* one-time cost of a disk decision's winner
+                                  that starts a thread team (an OpenMP
+                                  variant) or loads a library (a vendor
+                                  BLAS variant), in a process where nothing
+                                  paid it yet: the dispatcher keeps running
+                                  the reference until the time the winner
+                                  would have saved so far (reference time x
+                                  (1 - the record's ratio)) reaches it, then
+                                  checks and switches (rent or buy; CPU
+                                  sites). Default 3 ms [0: switch at
+                                  check_at_call] (at most 10 s) */
   bool trust_verified;         /* a verified disk record is used with no
                                   check at all when every candidate has a
                                   code identity (stc_candidate), which the
@@ -165,7 +176,8 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples",
- * "noise_retries", "check_on_call", "check_at_call", "trust_verified",
+ * "noise_retries", "check_on_call", "check_at_call", "start_cost_ms",
+ * "trust_verified",
  * "allow_tf32", "tolerance_tf32", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;
  * the policy is unchanged on error. */

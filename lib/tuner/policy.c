@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,12 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
    * hot_cold, whose reference is the check's 14.6 ms, and 1.24x on the
    * transformer with the check on the first call). */
   policy->check_at_call = 2;
+  /* Measured on the 2-core development machine (docs/aot.md, "Rent or
+   * buy"): a process's first OpenMP parallel region adds 1.9 ms of CPU and
+   * 2.1 ms of wall time (libomp's initialization and thread start; the
+   * workers' spin after it, in a longer process, more), loading OpenBLAS
+   * and its first sgemm 3.4 ms of CPU and 3.2 ms of wall time. */
+  policy->start_cost_ns = UINT64_C(3000000);
   policy->trust_verified = false;
 }
 
@@ -188,6 +195,7 @@ void stc_tuner_policy_init_seed(stc_tuner_policy *policy) {
   policy->noise_retries = 0;
   policy->check_on_call = false;
   policy->check_at_call = 1;
+  policy->start_cost_ns = 0;
 }
 
 /* One entry per settable name. Several names may share a field (aliases and
@@ -223,6 +231,7 @@ typedef enum policy_field {
   FIELD_NOISE_RETRIES,
   FIELD_CHECK_ON_CALL,
   FIELD_CHECK_AT_CALL,
+  FIELD_START_COST,
   FIELD_TRUST_VERIFIED,
   FIELD_ALLOW_TF32,
   FIELD_TOLERANCE_TF32,
@@ -288,6 +297,9 @@ static const struct {
     {"noise_retries", FIELD_NOISE_RETRIES, VALUE_COUNT, 1},
     {"check_on_call", FIELD_CHECK_ON_CALL, VALUE_BOOL, 1},
     {"check_at_call", FIELD_CHECK_AT_CALL, VALUE_COUNT, 1},
+    {"start_cost_ns", FIELD_START_COST, VALUE_COUNT, 1},
+    {"start_cost_us", FIELD_START_COST, VALUE_COUNT, 1000},
+    {"start_cost_ms", FIELD_START_COST, VALUE_COUNT, 1000000},
     {"trust_verified", FIELD_TRUST_VERIFIED, VALUE_BOOL, 1},
     {"allow_tf32", FIELD_ALLOW_TF32, VALUE_BOOL, 1},
     {"tolerance_tf32", FIELD_TOLERANCE_TF32, VALUE_DOUBLE, 1},
@@ -387,6 +399,16 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
                     "checked on its first call; n: the first n-1 calls run "
                     "the reference and the n-th checks) (got %u)",
                     p->check_at_call);
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_START_COST:
+    if (p->start_cost_ns > UINT64_C(10000000000)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "start_cost must be at most 10 s (0: a winner that "
+                    "starts threads or loads a library switches at "
+                    "check_at_call) (got %" PRIu64 " ns)",
+                    p->start_cost_ns);
       return STC_ERR_INVALID;
     }
     return STC_OK;
@@ -609,6 +631,7 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   case FIELD_BUDGET_CUT_SAMPLES: p->budget_cut_samples = (uint32_t)value; return true;
   case FIELD_NOISE_RETRIES: p->noise_retries = (uint32_t)value; return true;
   case FIELD_CHECK_AT_CALL: p->check_at_call = (uint32_t)value; return true;
+  case FIELD_START_COST: p->start_cost_ns = value; return true;
   case FIELD_BUDGET: p->budget_ns = value; return true;
   case FIELD_TARGET: p->target_ns = value; return true;
   case FIELD_RACE_MIN: p->race_min_ns = value; return true;

@@ -235,6 +235,9 @@ static void fresh_config(stc_rt_dispatch_config *config, stc_tune_mode mode,
    * noise limit; the 4x speed difference still decides by the median. */
   config->policy.samples = 9;
   config->policy.max_relative_mad = 1.0;
+  /* The rent-or-buy rule has its own tests (rent_or_buy_*); the others see
+   * BLAS winners switch at check_at_call, as with start_cost 0. */
+  config->policy.start_cost_ns = 0;
   if (cache_directory) {
     config->use_cache = true;
     snprintf(config->cache_directory, sizeof config->cache_directory, "%s",
@@ -549,6 +552,7 @@ typedef struct planting {
   const char *winner;
   int planted;
   int named; /* records whose winner is `winner` (planted == 0: count) */
+  double ratio; /* > 0: planted as the record's ratio too */
 } planting;
 
 static bool plant_one(void *user, const stc_cache_entry *entry) {
@@ -564,6 +568,8 @@ static bool plant_one(void *user, const stc_cache_entry *entry) {
     return false;
   free(copy.winner);
   copy.winner = strdup(p->winner);
+  if (p->ratio > 0)
+    copy.ratio = p->ratio;
   if (copy.winner && stc_disk_cache_save(p->cache, &copy, NULL) == STC_OK)
     p->planted++;
   stc_cache_record_clear(&copy);
@@ -580,6 +586,16 @@ static int plant_winner(const char *dir, const char *winner, bool count_only) {
   stc_disk_cache_list(p.cache, plant_one, &p, NULL);
   stc_disk_cache_close(p.cache);
   return count_only ? p.named : p.planted;
+}
+
+static int plant_winner_ratio(const char *dir, const char *winner,
+                              double ratio) {
+  planting p = {NULL, winner, 0, 0, ratio};
+  if (stc_disk_cache_open(dir, 1024, 3600, &p.cache, NULL) != STC_OK)
+    return -1;
+  stc_disk_cache_list(p.cache, plant_one, &p, NULL);
+  stc_disk_cache_close(p.cache);
+  return p.planted;
 }
 
 static void reset_calls(void) {
@@ -2165,4 +2181,376 @@ STC_TEST(scaled_tolerance_allows_errors_relative_to_the_outputs_mean) {
   stc_rt__compare_elements(descriptor, 1, STC_RT_F32, 4, (const char *)candidate,
                            (const char *)reference, &tf32, &c);
   STC_CHECK_EQ_U64(c.mismatches, 1);
+}
+
+/* ---- rent or buy (policy start_cost_ns) ---- */
+
+/* FAST and WRONG start a thread team (as an OpenMP variant would). */
+#define THREADS_VARIANT(name)                                                 \
+  {#name, "1", (void *)name##_entry, (void *)name##_ciface, 0,               \
+   STC_RT_ELIGIBLE_ALWAYS, STC_RT_VARIANT_STARTS_THREADS, "code-" #name}
+static const stc_rt_variant threads_variants[NUM_VARIANTS] = {
+    VARIANT(reference, STC_RT_ELIGIBLE_ALWAYS),
+    VARIANT(slow, STC_RT_ELIGIBLE_ALWAYS),
+    THREADS_VARIANT(wrong),
+    VARIANT(blas, STC_RT_ELIGIBLE_BLAS),
+    THREADS_VARIANT(fast),
+};
+static void *g_threads_slot, *g_threads_slot2;
+static stc_rt_site g_threads_site = {
+    STC_RT_DISPATCH_ABI_VERSION, 3, "test/matmul#threads", "linalg.matmul",
+    matmul_args, NUM_VARIANTS, REFERENCE, threads_variants, &g_threads_slot,
+    NULL};
+static stc_rt_site g_threads_site2 = {
+    STC_RT_DISPATCH_ABI_VERSION, 3, "test/matmul#threads2", "linalg.matmul",
+    matmul_args, NUM_VARIANTS, REFERENCE, threads_variants, &g_threads_slot2,
+    NULL};
+
+/* The scripted clock: every reading advances 1 ms, so each reference run
+ * timed while a winner is pending takes exactly 1 ms. */
+static atomic_uint_fast64_t g_rent_script_ns;
+static uint64_t rent_clock(void) {
+  return atomic_fetch_add(&g_rent_script_ns, 1000000) + 1000000;
+}
+
+/* Tunes both threads sites in a first process, then plants `winner` with a
+ * ratio of 0.5 in every record: the winner saves 0.5 ms of each 1 ms
+ * reference call, so a 3 ms start cost is earned back by 6 calls. */
+static bool rent_cache(const char *directory, const char *winner, problem *p) {
+  if (!fresh_runtime(STC_MODE_EXPLORE, directory))
+    return false;
+  problem_init(p, 32, 0, 0, 61);
+  enter(&g_threads_site, p);
+  enter(&g_threads_site2, p);
+  return plant_winner_ratio(directory, winner, 0.5) == 2;
+}
+
+static bool rent_runtime(const char *directory, uint64_t start_cost_ns,
+                         bool trusted) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
+  config.policy.start_cost_ns = start_cost_ns;
+  config.policy.trust_verified = trusted;
+  atomic_store(&g_rent_script_ns, 0);
+  stc_rt__set_rent_clock(rent_clock);
+  return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+}
+
+/* A process that calls the site fewer times than it takes to earn back the
+ * start cost runs only the reference; a longer one checks and switches on
+ * the computed call (7 = 6 rented calls x 0.5 ms >= 3 ms); then another
+ * site's threads winner, its cost paid, switches at check_at_call. */
+STC_TEST(rent_or_buy_keeps_the_reference_until_the_start_cost_is_earned) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("rent"));
+  problem p;
+  STC_CHECK(rent_cache(directory, "fast", &p));
+  STC_CHECK(rent_runtime(directory, 3000000, false));
+  reset_calls();
+  for (int call = 1; call <= 6; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+    STC_CHECK(__atomic_load_n(&g_threads_slot, __ATOMIC_ACQUIRE) == NULL);
+  }
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.tuner.tunes, 0);
+  STC_CHECK_EQ_U64(s.reference_fallbacks, 0);
+  /* Call 7: the check (the reference on scratch, the winner on the call),
+   * then the slot serves. */
+  problem_rebase(&p);
+  enter(&g_threads_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 7);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  STC_CHECK(__atomic_load_n(&g_threads_slot, __ATOMIC_ACQUIRE) ==
+            (void *)fast_entry);
+  problem_rebase(&p);
+  STC_CHECK(call_through_slot(&g_threads_slot, &p.ma, &p.mb, &p.mc));
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 2);
+
+  /* The team exists now: the second site's threads winner is checked on
+   * call 2 (check_at_call), with no rent. */
+  reset_calls();
+  problem_rebase(&p);
+  enter(&g_threads_site2, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  problem_rebase(&p);
+  enter(&g_threads_site2, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 2);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  STC_CHECK(__atomic_load_n(&g_threads_slot2, __ATOMIC_ACQUIRE) ==
+            (void *)fast_entry);
+  STC_CHECK_EQ_U64(stats().tuner.disk_hits, 2);
+
+  /* start_cost 0: the threads winner switches at check_at_call, as a
+   * serial one does. */
+  STC_CHECK(rent_runtime(directory, 0, false));
+  reset_calls();
+  for (int call = 1; call <= 2; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+  }
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  STC_CHECK(__atomic_load_n(&g_threads_slot, __ATOMIC_ACQUIRE) ==
+            (void *)fast_entry);
+
+  /* check_at_call 1 with a cost to earn back defers too: the first call
+   * runs the reference alone. */
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
+  config.policy.start_cost_ns = 3000000;
+  config.policy.check_at_call = 1;
+  atomic_store(&g_rent_script_ns, 0);
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  reset_calls();
+  for (int call = 1; call <= 7; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), call == 7);
+  }
+  stc_rt__set_rent_clock(NULL);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
+/* A wrong threads winner is still caught when its check finally comes: the
+ * call keeps the reference's result and the record is deleted. */
+STC_TEST(rent_or_buy_still_catches_a_wrong_winner_when_it_checks) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048], log[4096];
+  snprintf(directory, sizeof directory, "%s", test_dir("rent-wrong"));
+  snprintf(log, sizeof log, "%s/log.txt", directory);
+  problem p;
+  STC_CHECK(rent_cache(directory, "wrong", &p));
+  STC_CHECK(rent_runtime(directory, 3000000, false));
+  reset_calls();
+  int saved = capture_begin(log);
+  for (int call = 1; call <= 6; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+  }
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 0);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 2); /* not yet */
+  problem_rebase(&p);
+  enter(&g_threads_site, &p);
+  char *text = capture_end(saved, log);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 7);
+  STC_CHECK_CONTAINS(text, "the cached decision failed its check (wrong result:");
+  free(text);
+  STC_CHECK_EQ_U64(stats().tuner.invalidations, 1);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 1); /* site 2's */
+  for (int call = 0; call < 3; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+  }
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  stc_rt__set_rent_clock(NULL);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
+/* trust_verified: the same rule without the check: the reference until the
+ * cost is earned back, then the winner alone. */
+STC_TEST(rent_or_buy_applies_to_trusted_decisions_without_a_check) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("rent-trust"));
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  config.policy.trust_verified = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 32, 0, 0, 62);
+  enter(&g_threads_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(plant_winner_ratio(directory, "fast", 0.5), 1);
+
+  STC_CHECK(rent_runtime(directory, 3000000, true));
+  reset_calls();
+  for (int call = 1; call <= 7; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call < 7 ? call : 6);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), call == 7);
+  }
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.trusted_hits, 1);
+  STC_CHECK_EQ_U64(s.tuner.disk_checks, 0);
+  STC_CHECK(__atomic_load_n(&g_threads_slot, __ATOMIC_ACQUIRE) ==
+            (void *)fast_entry);
+  stc_rt__set_rent_clock(NULL);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
+STC_TEST(start_cost_policy_field) {
+  stc_tuner_policy policy;
+  stc_tuner_policy_init(&policy);
+  STC_CHECK_EQ_U64(policy.start_cost_ns, 3000000);
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "start_cost_ms", "5", &err),
+                   STC_OK);
+  STC_CHECK_EQ_U64(policy.start_cost_ns, 5000000);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "start-cost-us", "0", &err),
+                   STC_OK);
+  STC_CHECK_EQ_U64(policy.start_cost_ns, 0);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "start_cost_ms", "-1", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "start_cost_ms", "1.5", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&policy, "start_cost_ms", "10001", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "start_cost must be at most 10 s");
+  STC_CHECK_EQ_INT(
+      stc_tuner_policy_set(&policy, "start_cost_ms", "99999999999999999", &err),
+      STC_ERR_INVALID);
+  STC_CHECK_EQ_U64(policy.start_cost_ns, 0); /* unchanged on error */
+  char path[4096];
+  snprintf(path, sizeof path, "%s/warnings.txt", test_dir("start-cost"));
+  stc_rt_dispatch_config config;
+  setenv("STC_TUNE_START_COST_MS", "7", 1);
+  stc_rt_dispatch_config_from_environment(&config);
+  STC_CHECK_EQ_U64(config.policy.start_cost_ns, 7000000);
+  setenv("STC_TUNE_START_COST_MS", "lots", 1);
+  int saved = capture_begin(path);
+  stc_rt_dispatch_config_from_environment(&config);
+  char *text = capture_end(saved, path);
+  unsetenv("STC_TUNE_START_COST_MS");
+  STC_CHECK_EQ_U64(config.policy.start_cost_ns, 3000000);
+  STC_CHECK_CONTAINS(text, "STC_TUNE_START_COST_MS");
+  free(text);
+}
+
+/* A vendor-BLAS winner has the library load's cost: the vendor BLAS is not
+ * even loaded while the reference rents, and the check on the computed call
+ * loads it. (The first process tunes in a child: a library once loaded
+ * stays loaded.) */
+STC_TEST(rent_or_buy_defers_loading_the_vendor_blas) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char dir[2048], cache[2100], lib[2100], dep[2100];
+  snprintf(dir, sizeof dir, "%s", test_dir("rent-blas"));
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
+  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
+  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
+  stc_rt_dispatch_config config;
+  fflush(stderr);
+  pid_t child = fork();
+  STC_CHECK(child >= 0);
+  if (child == 0) {
+    problem p;
+    fresh_config(&config, STC_MODE_EXPLORE, cache);
+    unsetenv("STC_BLAS");
+    setenv("STC_BLAS_LIBRARY", lib, 1);
+    stc_rt__blas_reset();
+    atomic_store(&g_fast_repeats, 4);
+    bool ok = stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+    problem_init(&p, 24, 0, 0, 43);
+    enter(&g_static_site, &p);
+    ok = ok && problem_correct(&p) &&
+         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  STC_CHECK(waitpid(child, &status, 0) == child);
+  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  STC_CHECK_EQ_INT(plant_winner_ratio(cache, "blas", 0.5), 1);
+
+  fresh_config(&config, STC_MODE_CACHE_ONLY, cache);
+  config.policy.start_cost_ns = 3000000;
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  atomic_store(&g_rent_script_ns, 0);
+  stc_rt__set_rent_clock(rent_clock);
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem p;
+  problem_init(&p, 24, 0, 0, 43);
+  for (int call = 1; call <= 7; call++) {
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK(stc_rt__blas_attempted() == (call == 7));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[BLAS]), call == 7);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call);
+  }
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry);
+  problem_free(&p);
+  stc_rt__set_rent_clock(NULL);
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__dispatch_reset();
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
+}
+
+static void *rent_caller(void *opaque) {
+  thread_arg *t = opaque;
+  pthread_barrier_wait(t->barrier);
+  t->correct = true;
+  for (int i = 0; i < 10; i++) {
+    problem_rebase(&t->p);
+    enter(&g_threads_site, &t->p);
+    t->correct &= problem_correct(&t->p);
+  }
+  return NULL;
+}
+
+/* Threads racing through a rented wrong threads winner: every call is
+ * right, the winner runs once (the one check, once the rent is paid), the
+ * record goes. */
+STC_TEST_THREADED(concurrent_calls_through_a_rented_winner_all_correct) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("rent-threads"));
+  problem first;
+  STC_CHECK(rent_cache(directory, "wrong", &first));
+  problem_free(&first);
+  STC_CHECK(rent_runtime(directory, 3000000, false));
+  reset_calls();
+  enum { THREADS = 4 };
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, NULL, THREADS);
+  thread_arg args[THREADS];
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    args[i].barrier = &barrier;
+    problem_init(&args[i].p, 32, 0, 0, 300 + (unsigned)i);
+  }
+  char log[4096];
+  snprintf(log, sizeof log, "%s/log.txt", directory);
+  int saved = capture_begin(log);
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&threads[i], NULL, rent_caller, &args[i]);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&barrier);
+  char *text = capture_end(saved, log);
+  int correct = 0;
+  for (int i = 0; i < THREADS; i++) {
+    correct += args[i].correct;
+    problem_free(&args[i].p);
+  }
+  STC_CHECK_EQ_INT(correct, THREADS);
+  /* 40 calls of 1 ms at 0.5 earn 3 ms by the 7th: checked, caught. */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(count_of(text, "failed its check"), 1);
+  free(text);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 1); /* site 2's */
+  stc_rt__set_rent_clock(NULL);
+  stc_rt__dispatch_reset();
 }
