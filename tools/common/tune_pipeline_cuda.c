@@ -146,7 +146,8 @@ static bool site_scripts_add(site_scripts *list, const char *name, char *script)
  * /shared) one for batch_matmul, per "cublas" one of each. Names point into
  * names[][] (64 bytes each). */
 static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *out,
-                                    char (*names)[64], stc_error *err) {
+                                    char (*names)[64], size_t *num_items,
+                                    stc_error *err) {
   char *copy = strdup(list);
   if (!copy) {
     stc_error_set(err, NULL, 0, 0, "out of memory");
@@ -204,6 +205,7 @@ static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *o
     }
   }
   free(copy);
+  *num_items = n;
   if (status == STC_OK && out->count == 0) {
     stc_error_set(err, NULL, 0, 0, "invalid --gpu-sites '%s' (no variants)", list);
     status = STC_ERR_INVALID;
@@ -289,14 +291,44 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                            : options->gpu_tf32 ? DEFAULT_SITES "," DEFAULT_TF32_SITES
                                                : DEFAULT_SITES;
   bool sites = !options->gpu_schedule && strcmp(sites_list, "off") != 0;
+  /* The hot-path plan picks the sites (DESIGN.md section 4, docs/gpu.md
+   * "The plan"): stc-hot-path-schedule ranks the regions (profile, else
+   * static cost) and gives a hot matmul / batch_matmul the whole list, a
+   * warm one the first 2 by tier (cuBLAS, then the best /shared kernel),
+   * a cold one no site, within a budget of 4 whole lists. An explicit
+   * --gpu-sites list without --hot-path-profile / --hot-path-options forces
+   * a site on every op the list fits, with the whole list (all=true). */
+  bool planned = sites && (!options->gpu_sites || options->hot_path_profile ||
+                           options->schedule_options);
   if (sites) {
     site_scripts scripts = {0};
     char names[32][64];
-    s = site_scripts_make(sites_list, options->gpu_tf32, &scripts, names, err);
+    size_t items = 0;
+    s = site_scripts_make(sites_list, options->gpu_tf32, &scripts, names, &items, err);
+    if (s == STC_OK && planned) {
+      /* At most this many variants fit: every item a matmul, cuBLAS and
+       * the register-tiled ones a batch_matmul (a script each), cuBLAS
+       * alone a dynamic shape; the budget is charged no more. */
+      char per_hot[32], budget[32], ops[96];
+      snprintf(per_hot, sizeof per_hot, "%zu", items);
+      snprintf(budget, sizeof budget, "%zu", 4 * items);
+      snprintf(ops, sizeof ops, "linalg.matmul:%zu,linalg.batch_matmul:%zu", items,
+               scripts.count > items ? scripts.count - items : 1);
+      const stc_pass_option_value defaults[] = {
+          {"variants-per-hot", per_hot},
+          {"variants-per-warm", "2"},
+          {"budget", budget},
+          {"variant-ops", ops},
+          {"dynamic-variants", "1"},
+      };
+      s = stc_tune_pipeline_add_schedule(pm, options, defaults,
+                                         sizeof defaults / sizeof *defaults, err);
+    }
     if (s == STC_OK) {
       stc_pass_option_value all = {"all", "true"};
       MlirPass pass = stc_multi_variant_pass_create_for_target(
-          &all, 1, "cuda", scripts.items, scripts.count, err);
+          planned ? NULL : &all, planned ? 0 : 1, "cuda", scripts.items, scripts.count,
+          err);
       if (pass.ptr)
         mlirOpPassManagerAddOwnedPass(pm, pass);
       else
