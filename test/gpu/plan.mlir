@@ -27,6 +27,10 @@
 // RUN: stc-opt --tune-hot-paths --target=cuda --hot-path-profile=%t.empty.yaml %s -o %t.empty.mlir
 // RUN: FileCheck %s --check-prefix=NO-SITES < %t.empty.mlir
 //
+// A bad variant-ops (name:N needs N > 0) is a usage error.
+// RUN: not stc-opt --tune-hot-paths --target=cuda --hot-path-options='variant-ops=linalg.matmul:0' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-OPS
+// BAD-OPS: stc-hot-path-schedule: option 'variant-ops': expected a comma-separated list of op names, each optionally name:N with N > 0, got 'linalg.matmul:0'
+//
 // The budget: 9 variants are the hot @small's 8 and @dyn's 1; @mid is cut.
 // RUN: stc-opt --tune-hot-paths --target=cuda --hot-path-profile=%S/Inputs/plan-profile.yaml --hot-path-options='budget=9' %s -o %t.budget.mlir 2> %t.budget.err
 // RUN: FileCheck %s --check-prefix=BUDGET < %t.budget.err
