@@ -25,9 +25,12 @@
  *   4. classify with stc_classify (shares, min samples, max hot, or the
  *      absolute mean rule) and rank by total time;
  *   5. spend the variant budget in rank order: a hot tunable op
- *      (contraction, convolution, reduction) asks variants-per-hot, a warm one
- *      variants-per-warm, capped by what is left; everything else, and every
- *      region after the budget ran out, keeps "default";
+ *      (contraction, convolution, reduction; with variant-ops only the ops
+ *      named there, the target's) asks variants-per-hot, a warm one
+ *      variants-per-warm, no more than can fit it (variant-ops' name:N,
+ *      dynamic-variants for a dynamic shape), capped by what is left;
+ *      everything else, and every region after the budget ran out, keeps
+ *      "default";
  *   6. write the attributes and the remarks.
  *
  * Remarks: the MLIR C API can emit only errors (mlirEmitError). Remarks go
@@ -754,18 +757,22 @@ static schedule_options *options_copy(const schedule_options *from) {
   copy->variant_ops = NULL;
   copy->variant_caps = NULL;
   copy->num_variant_ops = 0;
-  if ((from->profile && !(copy->profile = strdup(from->profile))) ||
-      (from->variant_ops &&
-       (!stc__string_list_copy(from->variant_ops, from->num_variant_ops,
-                               &copy->variant_ops) ||
-        !(copy->variant_caps = malloc(from->num_variant_ops * sizeof *copy->variant_caps))))) {
+  bool ok = !from->profile || (copy->profile = strdup(from->profile)) != NULL;
+  if (ok && from->variant_ops) {
+    ok = stc__string_list_copy(from->variant_ops, from->num_variant_ops,
+                               &copy->variant_ops);
+    if (ok)
+      copy->num_variant_ops = from->num_variant_ops;
+    ok = ok && (copy->variant_caps =
+                    malloc(from->num_variant_ops * sizeof *copy->variant_caps)) != NULL;
+    if (ok)
+      memcpy(copy->variant_caps, from->variant_caps,
+             from->num_variant_ops * sizeof *copy->variant_caps);
+  }
+  if (!ok) {
     options_free(copy);
     return NULL;
   }
-  if (from->variant_ops)
-    memcpy(copy->variant_caps, from->variant_caps,
-           from->num_variant_ops * sizeof *copy->variant_caps);
-  copy->num_variant_ops = from->num_variant_ops;
   return copy;
 }
 
