@@ -1032,6 +1032,76 @@ static bool schedule_accepts(run_state *state, const site *s, const prepared_sch
   return false;
 }
 
+/* ---- another target's sites: what the plan gave them ----------------------
+ * stc-hot-path-schedule's remarks say how many variants each region is
+ * planned for and why; these say what that became on the target: which
+ * variants, of how many that fit the op, or why none. */
+
+/* Schedules of the target that fit s (each applies to one op kind, so a
+ * name counts once). */
+static size_t target_fitting(run_state *state, const site *s) {
+  size_t n = 0;
+  for (size_t i = 0; i < state->schedules->count; i++)
+    n += !mlirOperationIsNull(state->prepared[i].module) &&
+         schedule_selected(state->options, state->prepared[i].schedule->name) &&
+         schedule_fits(s, &state->prepared[i]) &&
+         schedule_accepts(state, s, &state->prepared[i], false);
+  return n;
+}
+
+/* stc.hotness of the op ("hot", "warm", "cold"), or "" without a plan. */
+static void op_hotness(MlirOperation op, char *out, size_t size) {
+  MlirAttribute hotness = mlirOperationGetAttributeByName(op, stc__str("stc.hotness"));
+  out[0] = 0;
+  if (!mlirAttributeIsNull(hotness) && mlirAttributeIsAString(hotness)) {
+    MlirStringRef text = mlirStringAttrGetValue(hotness);
+    snprintf(out, size, "%.*s", (int)text.length, text.data);
+  }
+}
+
+static void target_no_fit_remark(run_state *state, const site *s) {
+  char message[1200], hotness[32];
+  op_hotness(s->op, hotness, sizeof hotness);
+  snprintf(message, sizeof message,
+           PASS_NAME ": '%s'%s%s is planned for variants:%zu but is not a %s site: "
+                     "no %s variant fits it (cuBLAS and the /shared kernels take f32 "
+                     "only, the generated kernels static shapes whose tiles divide "
+                     "M, N and K); it keeps the default kernel",
+           s->id, hotness[0] ? ", " : "", hotness, s->wanted, state->options->target,
+           state->options->target);
+  emit_remark(state->ctx, s->op, message);
+}
+
+/* One remark per site: its variants (descriptor order = tier order), out
+ * of how many fit, and why that many. */
+static void target_site_remark(run_state *state, const site *s,
+                               const built_variant *variants, size_t built) {
+  size_t fitting = target_fitting(state, s);
+  stc_text message = {0}, names = {0};
+  for (size_t i = 0; i < built; i++)
+    stc_text_appendf(&names, "%s%s", i ? ", " : "", variants[i].schedule->name);
+  char hotness[32];
+  op_hotness(s->op, hotness, sizeof hotness);
+  stc_text_appendf(&message, PASS_NAME ": '%s': %s site with %zu of the %zu variants "
+                             "that fit (",
+                   s->id, state->options->target, built, fitting);
+  if (state->options->all)
+    stc_text_appendf(&message, "no hot-path plan: all=true, every op a variant fits "
+                               "(--target=cuda: an explicit --gpu-sites list alone)");
+  else
+    stc_text_appendf(&message, "%s%splan variants:%zu%s", hotness, hotness[0] ? ", " : "",
+                     s->wanted,
+                     s->wanted < fitting ? ", the most promising first" : "");
+  stc_text_appendf(&message, "): %s", names.data ? names.data : "reference only");
+  if (s->dynamic)
+    stc_text_appendf(&message, "; dynamic shape: only cuBLAS and the reference (the "
+                               "generated kernels need static M, N and K)");
+  if (!message.out_of_memory && !names.out_of_memory)
+    emit_remark(state->ctx, s->op, message.data);
+  stc_text_free(&message);
+  stc_text_free(&names);
+}
+
 /* Builds one site; *place_after is where its functions go (advanced). False
  * with an error emitted when the IR cannot be built (the pass fails). */
 static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
@@ -1046,8 +1116,11 @@ static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
           schedule_fits(s, &state->prepared[i]) &&
           schedule_accepts(state, s, &state->prepared[i], true))
         any = true;
-    if (!any)
+    if (!any) {
+      if (!state->options->all)
+        target_no_fit_remark(state, s);
       return true;
+    }
   }
   stc_value_list captured = {0};
   if (!stc__capture_outside_values(s->op, &captured)) {
@@ -1105,6 +1178,8 @@ static bool build_site(run_state *state, site *s, MlirOperation *place_after) {
   }
 
   MlirAttribute desc = descriptor(state, s, ref_symbol, variants, count);
+  if (state->options->target)
+    target_site_remark(state, s, variants, count);
   free(variants);
   MlirOperation dispatch = mlirAttributeIsNull(desc)
                                ? (MlirOperation){NULL}

@@ -25,9 +25,12 @@
  *   4. classify with stc_classify (shares, min samples, max hot, or the
  *      absolute mean rule) and rank by total time;
  *   5. spend the variant budget in rank order: a hot tunable op
- *      (contraction, convolution, reduction) asks variants-per-hot, a warm one
- *      variants-per-warm, capped by what is left; everything else, and every
- *      region after the budget ran out, keeps "default";
+ *      (contraction, convolution, reduction; with variant-ops only the ops
+ *      named there, the target's) asks variants-per-hot, a warm one
+ *      variants-per-warm, no more than can fit it (variant-ops' name:N,
+ *      dynamic-variants for a dynamic shape), capped by what is left;
+ *      everything else, and every region after the budget ran out, keeps
+ *      "default";
  *   6. write the attributes and the remarks.
  *
  * Remarks: the MLIR C API can emit only errors (mlirEmitError). Remarks go
@@ -68,6 +71,18 @@ typedef struct schedule_options {
   uint64_t variants_per_hot;
   uint64_t variants_per_warm;
   bool strict;
+  /* variant-ops: the op names the target has variant schedules for (owned;
+   * NULL = every tunable kind). Other tunable ops plan "default", so that
+   * the budget goes to ops that can become sites (--target=cuda: matmul and
+   * batch_matmul only). */
+  char **variant_ops;
+  size_t num_variant_ops;
+  /* "name:N" in variant-ops: at most N variants fit that op (0 = no cap). */
+  uint64_t *variant_caps;
+  /* dynamic-variants: at most this many variants fit an op with a dynamic
+   * dimension (0 = no cap). The budget is charged what can fit, not what
+   * is asked for. */
+  uint64_t dynamic_variants;
 } schedule_options;
 
 /* What the pass knows about one region. */
@@ -82,6 +97,11 @@ typedef struct region_info {
   const stc_ranked_region *ranked;
   char plan[32];
   bool budget_cut; /* wanted variants, got "default" because the budget ran out */
+  bool no_variants; /* tunable, but not among variant-ops */
+  /* The plan was capped to what can fit: by variant-ops' name:N (kind) or
+   * by dynamic-variants (dynamic); 0 = not capped. */
+  uint64_t capped;
+  bool capped_dynamic;
 } region_info;
 
 typedef struct schedule_run {
@@ -400,6 +420,23 @@ static region_info *info_for(region_info **by_pointer, size_t count, const char 
   return found ? *found : NULL;
 }
 
+/* True when op's name is among variant-ops (or there is no such list);
+ * *cap: at most that many variants fit it (0 = no cap). */
+static bool has_variant_ops(const schedule_options *options, MlirOperation op,
+                            uint64_t *cap) {
+  *cap = 0;
+  if (!options->variant_ops)
+    return true;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  for (size_t i = 0; i < options->num_variant_ops; i++)
+    if (strlen(options->variant_ops[i]) == name.length &&
+        memcmp(options->variant_ops[i], name.data, name.length) == 0) {
+      *cap = options->variant_caps[i];
+      return true;
+    }
+  return false;
+}
+
 static bool classify_and_plan(schedule_run *run) {
   size_t count = run->regions.count;
   if (count == 0)
@@ -446,11 +483,24 @@ static bool classify_and_plan(schedule_run *run) {
     run->hot += hotness == STC_HOTNESS_HOT;
     run->warm += hotness == STC_HOTNESS_WARM;
     run->cold += hotness == STC_HOTNESS_COLD;
-    uint64_t want = 0;
+    uint64_t want = 0, cap = 0;
+    if (info->region->kind == STC_REGION_OP && info->tunable &&
+        !has_variant_ops(options, info->region->op, &cap)) {
+      info->tunable = false;
+      info->no_variants = true;
+    }
     if (info->region->kind == STC_REGION_OP && info->tunable)
       want = hotness == STC_HOTNESS_HOT    ? options->variants_per_hot
              : hotness == STC_HOTNESS_WARM ? options->variants_per_warm
                                            : 0;
+    /* Ask (and charge the budget) only for what can fit the op. */
+    if (cap != 0 && want > cap)
+      want = info->capped = cap;
+    if (options->dynamic_variants != 0 && want > options->dynamic_variants &&
+        info->dynamic) {
+      want = info->capped = options->dynamic_variants;
+      info->capped_dynamic = true;
+    }
     if (want == 0) {
       snprintf(info->plan, sizeof info->plan, "default");
     } else if (left == 0) {
@@ -522,10 +572,16 @@ static void region_remark(const schedule_run *run, const region_info *info,
                      info->dynamic ? ", dynamic dims counted as 1" : "");
   }
   stc_text_appendf(out, ", plan %s", info->plan);
+  if (info->capped && !info->budget_cut)
+    stc_text_appendf(out, " (at most %" PRIu64 " variant%s fit%s %s)", info->capped,
+                     info->capped == 1 ? "" : "s", info->capped == 1 ? "s" : "",
+                     info->capped_dynamic ? "a dynamic shape" : "this op kind");
   if (info->budget_cut)
     stc_text_appendf(out, " (variant budget exhausted)");
   else if (info->region->kind == STC_REGION_FUNCTION)
     stc_text_appendf(out, " (function body)");
+  else if (info->no_variants)
+    stc_text_appendf(out, " (no variants for this op kind on the target: variant-ops)");
   else if (!info->tunable)
     stc_text_appendf(out, " (not a tunable op)");
 }
@@ -687,6 +743,8 @@ static void options_free(schedule_options *options) {
   if (!options)
     return;
   free(options->profile);
+  stc__string_list_free(options->variant_ops, options->num_variant_ops);
+  free(options->variant_caps);
   free(options);
 }
 
@@ -696,8 +754,23 @@ static schedule_options *options_copy(const schedule_options *from) {
     return NULL;
   *copy = *from;
   copy->profile = NULL;
-  if (from->profile && !(copy->profile = strdup(from->profile))) {
-    free(copy);
+  copy->variant_ops = NULL;
+  copy->variant_caps = NULL;
+  copy->num_variant_ops = 0;
+  bool ok = !from->profile || (copy->profile = strdup(from->profile)) != NULL;
+  if (ok && from->variant_ops) {
+    ok = stc__string_list_copy(from->variant_ops, from->num_variant_ops,
+                               &copy->variant_ops);
+    if (ok)
+      copy->num_variant_ops = from->num_variant_ops;
+    ok = ok && (copy->variant_caps =
+                    malloc(from->num_variant_ops * sizeof *copy->variant_caps)) != NULL;
+    if (ok)
+      memcpy(copy->variant_caps, from->variant_caps,
+             from->num_variant_ops * sizeof *copy->variant_caps);
+  }
+  if (!ok) {
+    options_free(copy);
     return NULL;
   }
   return copy;
@@ -722,6 +795,11 @@ static const stc_pass_option_spec option_specs[] = {
     {"variants-per-hot", "variants a hot tunable op asks for", "4"},
     {"variants-per-warm", "variants a warm tunable op asks for", "2"},
     {"strict", "fail when the profile matches fewer than half its entries", "false"},
+    {"variant-ops", "comma-separated op names the target has variants for, each "
+                    "optionally name:N (at most N variants fit it); others plan "
+                    "default (default: every tunable op)", NULL},
+    {"dynamic-variants", "at most this many variants fit an op with a dynamic "
+                         "dimension (0 = no cap)", "0"},
 };
 #define NUM_OPTIONS (sizeof option_specs / sizeof option_specs[0])
 
@@ -745,6 +823,35 @@ static bool parse_option(schedule_options *options, const char *name,
     return stc__option_double(PASS_NAME, name, value, &options->classify.cold_share, err);
   if (strcmp(name, "strict") == 0)
     return stc__option_bool(PASS_NAME, name, value, &options->strict, err);
+  if (strcmp(name, "variant-ops") == 0) {
+    if (!stc__option_list(PASS_NAME, name, value ? value : "", "op names",
+                          &options->variant_ops, &options->num_variant_ops, err))
+      return false;
+    free(options->variant_caps);
+    options->variant_caps = calloc(options->num_variant_ops + 1, sizeof *options->variant_caps);
+    if (!options->variant_caps) {
+      stc_error_set(err, NULL, 0, 0, PASS_NAME ": out of memory");
+      return false;
+    }
+    for (size_t i = 0; i < options->num_variant_ops; i++) {
+      char *item = options->variant_ops[i], *colon = strchr(item, ':'), *end = NULL;
+      bool ok = item[0] && item[0] != ':';
+      if (ok && colon) {
+        unsigned long long cap = strtoull(colon + 1, &end, 10);
+        ok = colon[1] >= '0' && colon[1] <= '9' && end && !*end && cap > 0;
+        options->variant_caps[i] = cap;
+        *colon = 0;
+      }
+      if (!ok) {
+        stc_error_set(err, NULL, 0, 0,
+                      PASS_NAME ": option 'variant-ops': expected a comma-separated "
+                                "list of op names, each optionally name:N with N > 0, "
+                                "got '%s'", value ? value : "");
+        return false;
+      }
+    }
+    return true;
+  }
   struct {
     const char *name;
     uint64_t *target;
@@ -756,6 +863,7 @@ static bool parse_option(schedule_options *options, const char *name,
       {"ms-per-variant", &options->ms_per_variant},
       {"variants-per-hot", &options->variants_per_hot},
       {"variants-per-warm", &options->variants_per_warm},
+      {"dynamic-variants", &options->dynamic_variants},
   };
   for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++)
     if (strcmp(name, integers[i].name) == 0)

@@ -6,6 +6,9 @@
 // cuBLAS for f32 (stc_rt_cublas_*, eligible only where cuBLAS loads). The
 // site descriptor marks every argument as device memory (stc_rt_arg.memory
 // = 1), so that the runtime tunes it with the GPU trial runner.
+// Without a profile the hot-path plan ranks by static cost (test/gpu/plan.mlir):
+// rows, mm, bmm and ksplit are hot (the whole list), mm64 and odd warm (2
+// variants: all that fit them); the explicit lists below force every op.
 // RUN: stc-opt --tune-hot-paths --target=cuda %s -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=VARIANT < %t.mlir

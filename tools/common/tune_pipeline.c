@@ -55,13 +55,17 @@ static stc_status add_stc(MlirOpPassManager pm, const char *name, const char *op
   return add_stc_values(pm, name, values, option ? 1 : 0, err);
 }
 
-/* stc-hot-path-schedule with the profile and the user's "k=v ..." options.
- * The text is split in a copy whose pieces the option values point into. */
-static stc_status add_schedule(MlirOpPassManager pm,
-                               const stc_tune_pipeline_options *options,
-                               stc_error *err) {
-  stc_pass_option_value values[MAX_PASS_OPTIONS + 1];
+/* stc-hot-path-schedule with a target's defaults (may be NULL), the
+ * profile and the user's "k=v ..." options (later values win). The text is
+ * split in a copy whose pieces the option values point into. */
+stc_status stc_tune_pipeline_add_schedule(MlirOpPassManager pm,
+                                          const stc_tune_pipeline_options *options,
+                                          const stc_pass_option_value *defaults,
+                                          size_t num_defaults, stc_error *err) {
+  stc_pass_option_value values[2 * MAX_PASS_OPTIONS + 1];
   size_t count = 0;
+  for (size_t i = 0; i < num_defaults && count < MAX_PASS_OPTIONS; i++)
+    values[count++] = defaults[i];
   if (options->hot_path_profile)
     values[count++] = (stc_pass_option_value){"profile", options->hot_path_profile};
   char *copy = strdup(options->schedule_options ? options->schedule_options : "");
@@ -78,7 +82,7 @@ static stc_status add_schedule(MlirOpPassManager pm,
       stc_error_set(err, NULL, 0, 0,
                     "schedule option '%s' is not of the form name=value", item);
       s = STC_ERR_INVALID;
-    } else if (count == MAX_PASS_OPTIONS) {
+    } else if (count == 2 * MAX_PASS_OPTIONS) {
       stc_error_set(err, NULL, 0, 0, "too many schedule options");
       s = STC_ERR_INVALID;
     } else {
@@ -124,7 +128,7 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
   if (options->target && strcmp(options->target, "cuda") == 0)
     return stc_tune_pipeline_add_cuda(pm, options, err);
   /* 1. Plan: hot regions get variants (by profile, else static cost). */
-  s = add_schedule(pm, options, err);
+  s = stc_tune_pipeline_add_schedule(pm, options, NULL, 0, err);
   /* 2. Sites: @S__ref + @S__<schedule> variants behind a dispatch @S. */
   if (s == STC_OK)
     s = add_stc(pm, "stc-multi-variant",

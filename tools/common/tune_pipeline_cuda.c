@@ -150,8 +150,14 @@ static bool site_scripts_add(site_scripts *list, const char *name, char *script)
 /* The scripts of a --gpu-sites list: per schedule one for matmul and (not
  * /shared) one for batch_matmul, per "cublas" one of each. Names point into
  * names[][] (64 bytes each). */
+/* How many variants of the list can fit each op kind (the plan's caps). */
+typedef struct site_kinds {
+  size_t matmul, batch_matmul, conv, rows;
+} site_kinds;
+
 static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *out,
-                                    char (*names)[64], stc_error *err) {
+                                    char (*names)[64], size_t *num_items,
+                                    site_kinds *kinds, stc_error *err) {
   char *copy = strdup(list);
   if (!copy) {
     stc_error_set(err, NULL, 0, 0, "out of memory");
@@ -172,6 +178,10 @@ static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *o
       /* conv:PxF / red:... (gpu_conv_schedule.c): each kernel checks the
        * op itself (accepts), declining with a remark. */
       stc_gpu_kernel_name(&kernel, names[n], 64);
+      if (kernel.kind == STC_GPU_KERNEL_CONV)
+        kinds->conv++;
+      else
+        kinds->rows++;
       ok = site_scripts_add(out, names[n], stc_gpu_kernel_site_script(&kernel, 1));
       if (ok)
         out->items[out->count - 1].accepts = stc_gpu_kernel_accepts;
@@ -181,6 +191,8 @@ static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *o
       break;
     } else if (ok && strcmp(item, "cublas") == 0) {
       snprintf(names[n], 64, "gpu_cublas");
+      kinds->matmul++;
+      kinds->batch_matmul++;
       for (int batch = 0; batch < 2 && ok; batch++) {
         snprintf(text, sizeof text, CUBLAS_SCRIPT, batch ? "batch_matmul" : "matmul");
         ok = site_scripts_add(out, names[n], strdup(text));
@@ -191,6 +203,8 @@ static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *o
                                            "results: it needs --gpu-tf32=on"),
                  false))) {
       stc_gpu_schedule_name(&schedule, names[n], 64);
+      kinds->matmul++;
+      kinds->batch_matmul += !schedule.shared;
       /* Tiers: the /shared kernels are 2.4-2.7x the register-tiled ones
        * on the H200 (docs/gpu.md), so they are tried first. */
       /* TF32 kernels: tier 0 with cuBLAS (several times the f32 kernels
@@ -221,6 +235,7 @@ static stc_status site_scripts_make(const char *list, bool tf32, site_scripts *o
     }
   }
   free(copy);
+  *num_items = n;
   if (status == STC_OK && out->count == 0) {
     stc_error_set(err, NULL, 0, 0, "invalid --gpu-sites '%s' (no variants)", list);
     status = STC_ERR_INVALID;
@@ -306,14 +321,67 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                            : options->gpu_tf32 ? DEFAULT_SITES "," DEFAULT_TF32_SITES
                                                : DEFAULT_SITES;
   bool sites = !options->gpu_schedule && strcmp(sites_list, "off") != 0;
+  /* The hot-path plan picks the sites (DESIGN.md section 4, docs/gpu.md
+   * "The plan"): stc-hot-path-schedule ranks the regions (profile, else
+   * static cost) and gives a hot matmul / batch_matmul the whole list, a
+   * warm one the first 2 by tier (cuBLAS, then the best /shared kernel),
+   * a cold one no site, within a budget of 4 whole lists. An explicit
+   * --gpu-sites list without --hot-path-profile / --hot-path-options forces
+   * a site on every op the list fits, with the whole list (all=true). */
+  bool planned = sites && (!options->gpu_sites || options->hot_path_profile ||
+                           options->schedule_options);
   if (sites) {
     site_scripts scripts = {0};
     char names[32][64];
-    s = site_scripts_make(sites_list, options->gpu_tf32, &scripts, names, err);
+    size_t items = 0;
+    site_kinds kinds = {0};
+    s = site_scripts_make(sites_list, options->gpu_tf32, &scripts, names, &items, &kinds,
+                          err);
+    if (s == STC_OK && planned) {
+      /* At most this many variants fit: the matmul items a matmul, cuBLAS
+       * and the register-tiled ones a batch_matmul, the conv: items a
+       * convolution, the red: items a reduction (a linalg.generic with a
+       * reduction loop), cuBLAS alone a dynamic shape; the budget is
+       * charged no more. An op kind the list has nothing for is not
+       * planned (it keeps the default kernel). */
+      char per_hot[32], budget[32], ops[160] = "";
+      size_t most = kinds.matmul;
+      if (kinds.conv > most)
+        most = kinds.conv;
+      if (kinds.rows > most)
+        most = kinds.rows;
+      if (!most)
+        most = 1;
+      snprintf(per_hot, sizeof per_hot, "%zu", most);
+      snprintf(budget, sizeof budget, "%zu", 4 * most);
+      const struct {
+        const char *op;
+        size_t count;
+      } caps[] = {{"linalg.matmul", kinds.matmul},
+                  {"linalg.batch_matmul", kinds.batch_matmul},
+                  {"linalg.conv_2d_nhwc_hwcf", kinds.conv},
+                  {"linalg.generic", kinds.rows}};
+      for (size_t c = 0; c < sizeof caps / sizeof *caps; c++)
+        if (caps[c].count)
+          snprintf(ops + strlen(ops), sizeof ops - strlen(ops), "%s%s:%zu",
+                   ops[0] ? "," : "", caps[c].op, caps[c].count);
+      if (!ops[0]) /* cannot happen: the list has at least one variant */
+        snprintf(ops, sizeof ops, "linalg.matmul:1");
+      const stc_pass_option_value defaults[] = {
+          {"variants-per-hot", per_hot},
+          {"variants-per-warm", "2"},
+          {"budget", budget},
+          {"variant-ops", ops},
+          {"dynamic-variants", "1"},
+      };
+      s = stc_tune_pipeline_add_schedule(pm, options, defaults,
+                                         sizeof defaults / sizeof *defaults, err);
+    }
     if (s == STC_OK) {
       stc_pass_option_value all = {"all", "true"};
       MlirPass pass = stc_multi_variant_pass_create_for_target(
-          &all, 1, "cuda", scripts.items, scripts.count, err);
+          planned ? NULL : &all, planned ? 0 : 1, "cuda", scripts.items, scripts.count,
+          err);
       if (pass.ptr)
         mlirOpPassManagerAddOwnedPass(pm, pass);
       else

@@ -7,6 +7,8 @@
 
 #include "tune_pipeline.h"
 
+#include "stc_passes.h"
+
 #include <mlir-c/IR.h>
 
 #include <stdbool.h>
@@ -19,6 +21,14 @@
 stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
                                       const stc_tune_pipeline_options *options,
                                       stc_error *err);
+
+/* stc-hot-path-schedule as --tune-hot-paths adds it (tune_pipeline.c):
+ * `defaults` (a target's option values, may be NULL), then the profile and
+ * the user's --hot-path-options, which override them. */
+stc_status stc_tune_pipeline_add_schedule(MlirOpPassManager pm,
+                                          const stc_tune_pipeline_options *options,
+                                          const stc_pass_option_value *defaults,
+                                          size_t num_defaults, stc_error *err);
 
 /* The stc-gpu-map-loops pass (tools/common/gpu_map_loops.c): the mapping
  * of tiled scf.parallel loops to blocks / threads, the last dimension on x
