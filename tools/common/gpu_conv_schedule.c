@@ -852,19 +852,7 @@ int stc_gpu_kernel_replace(MlirOperation func) {
       mlirEmitError(mlirOperationGetLocation(op), message);
       return -1;
     }
-    MlirOperation callee = mlirBlockGetFirstOperation(mlirModuleGetBody(kernel));
-    MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(callee, 0));
-    for (intptr_t a = 0; a < mlirOperationGetNumOperands(op); a++)
-      mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, a),
-                                    mlirOperationGetOperand(op, a));
-    for (MlirOperation o = mlirBlockGetFirstOperation(entry), next; !mlirOperationIsNull(o);
-         o = next) {
-      next = mlirOperationGetNextInBlock(o);
-      if (mlirOperationIsNull(next))
-        break; /* func.return */
-      mlirOperationMoveBefore(o, op);
-    }
-    mlirModuleDestroy(kernel);
+    stc_kt_inline_before(kernel, op, mlirOperationGetNumOperands(op));
     if (k.kind == STC_GPU_KERNEL_ROWS) {
       op_vec *v = calloc(1, sizeof *v);
       if (!v) {

@@ -832,19 +832,7 @@ static bool replace_with_shared_kernels(MlirOperation func, const stc_gpu_schedu
       ok = false;
       break;
     }
-    MlirOperation callee = mlirBlockGetFirstOperation(mlirModuleGetBody(kernel));
-    MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(callee, 0));
-    for (intptr_t a = 0; a < 3; a++)
-      mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, a),
-                                    mlirOperationGetOperand(op, a));
-    for (MlirOperation o = mlirBlockGetFirstOperation(entry), next; !mlirOperationIsNull(o);
-         o = next) {
-      next = mlirOperationGetNextInBlock(o);
-      if (mlirOperationIsNull(next))
-        break; /* func.return */
-      mlirOperationMoveBefore(o, op);
-    }
-    mlirModuleDestroy(kernel);
+    stc_kt_inline_before(kernel, op, 3);
     mlirOperationDestroy(op);
   }
   free(list.ops);

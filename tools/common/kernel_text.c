@@ -43,3 +43,19 @@ int stc_kt_bin(stc_kernel_text *g, const char *op, int a, int b) {
 int stc_kt_bin_const(stc_kernel_text *g, const char *op, int a, long long b) {
   return stc_kt_bin(g, op, a, stc_kt_index(g, b));
 }
+
+void stc_kt_inline_before(MlirModule kernel, MlirOperation op, intptr_t num_args) {
+  MlirOperation callee = mlirBlockGetFirstOperation(mlirModuleGetBody(kernel));
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(callee, 0));
+  for (intptr_t a = 0; a < num_args; a++)
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(entry, a),
+                                  mlirOperationGetOperand(op, a));
+  for (MlirOperation o = mlirBlockGetFirstOperation(entry), next; !mlirOperationIsNull(o);
+       o = next) {
+    next = mlirOperationGetNextInBlock(o);
+    if (mlirOperationIsNull(next))
+      break; /* func.return */
+    mlirOperationMoveBefore(o, op);
+  }
+  mlirModuleDestroy(kernel);
+}

@@ -10,6 +10,8 @@
 
 #include "region_id.h" /* stc_text */
 
+#include <mlir-c/IR.h>
+
 typedef struct stc_kernel_text {
   stc_text *t; /* appended to */
   int next;    /* number of the next value */
@@ -24,5 +26,10 @@ int stc_kt_index(stc_kernel_text *g, long long value);
 int stc_kt_bin(stc_kernel_text *g, const char *op, int a, int b);
 /* arith.<op> %v<a>, <constant b> : index. */
 int stc_kt_bin_const(stc_kernel_text *g, const char *op, int a, long long b);
+
+/* Moves the body of the first function of `kernel` (parsed kernel text:
+ * func.func @f(args) { ...; func.return }) before `op`, its arguments
+ * replaced by op's first num_args operands, and destroys `kernel`. */
+void stc_kt_inline_before(MlirModule kernel, MlirOperation op, intptr_t num_args);
 
 #endif
