@@ -56,9 +56,12 @@ if [ -z "$stc_build" ]; then
 fi
 mlir=/usr/lib/llvm-22/lib
 mlir_capi=()
-for component in RegisterEverything Transforms Conversion Func Arith Linalg SCF MemRef \
-    Tensor Vector Bufferization GPU LLVM TransformDialect TransformDialectTransforms \
-    ExecutionEngine Target Interfaces Debug IR; do
+# The components are cmake/StcMLIR.cmake's STC_MLIR_CAPI_COMPONENTS (one list,
+# so that a component the build adds cannot be missing here).
+components=$(sed -n '/^set(STC_MLIR_CAPI_COMPONENTS/,/)/p' cmake/StcMLIR.cmake |
+             sed 's/set(STC_MLIR_CAPI_COMPONENTS//; s/)//')
+[ -n "$components" ] || { echo "fuzz/run.sh: no STC_MLIR_CAPI_COMPONENTS in cmake/StcMLIR.cmake" >&2; exit 1; }
+for component in $components; do
   mlir_capi+=("$mlir/libMLIRCAPI$component.a")
 done
 compiler_flags=(-Itools/stc-opt -Itools/common -Ipasses -isystem /usr/lib/llvm-22/include)
