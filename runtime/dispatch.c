@@ -1015,6 +1015,16 @@ fallback:
   return reference;
 }
 
+/* *to = a copy of *from that owns its name and cache key (the site's
+ * lock held by the caller); false without memory (*to then holds what
+ * was copied, for stc_decision_clear). */
+static bool decision_copy(const stc_decision *from, stc_decision *to) {
+  *to = *from;
+  to->name = strdup(from->name ? from->name : "");
+  to->cache_key = strdup(from->cache_key ? from->cache_key : "");
+  return to->name && to->cache_key;
+}
+
 /* The deferred check of w's pending winner (check_at_call >= 2), on the call
  * being served: the reference on scratch copies of the caller's state, the
  * winner on the caller's arguments; as decide()'s check on the first call
@@ -1034,12 +1044,8 @@ static void deferred_check(site_state *s, workload *w, void *const *desc,
   pthread_mutex_lock(&s->lock);
   int32_t index = atomic_load_explicit(&w->pending, memory_order_relaxed);
   bool ready = index >= 0 && w->has_decision;
-  if (ready) {
-    copy = w->decision;
-    copy.name = strdup(w->decision.name ? w->decision.name : "");
-    copy.cache_key = strdup(w->decision.cache_key ? w->decision.cache_key : "");
-    ready = copy.name && copy.cache_key;
-  }
+  if (ready)
+    ready = decision_copy(&w->decision, &copy);
   pthread_mutex_unlock(&s->lock);
   if (!ready) { /* the first call has not stored it yet, or no memory */
     stc_decision_clear(&copy);
@@ -1197,12 +1203,8 @@ static void recheck(site_state *s, workload *w, int32_t selected,
                 (w->decision.source == STC_SOURCE_TUNED ||
                  w->decision.source == STC_SOURCE_MEMORY_CACHE ||
                  w->decision.source == STC_SOURCE_DISK_CACHE);
-  if (usable) {
-    copy = w->decision;
-    copy.name = strdup(w->decision.name ? w->decision.name : "");
-    copy.cache_key = strdup(w->decision.cache_key ? w->decision.cache_key : "");
-    usable = copy.name && copy.cache_key;
-  }
+  if (usable)
+    usable = decision_copy(&w->decision, &copy);
   pthread_mutex_unlock(&s->lock);
   stc_rt__trial *trial = NULL;
   char message[512];
