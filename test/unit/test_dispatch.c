@@ -1911,19 +1911,65 @@ STC_TEST(promising_order_tries_vendor_then_prior_winners) {
 
 /* ---- a vendor library found at eligibility time that does not load ---- */
 
-/* A fresh runtime whose BLAS variants use the stand-in library at `lib`
- * (test/unit/fake_blas.c), trusting verified records, with "fast" no
- * faster than the reference: the "blas" variant wins a tune. */
-static bool blas_runtime(stc_tune_mode mode, const char *cache,
-                         const char *lib) {
-  stc_rt_dispatch_config config;
-  fresh_config(&config, mode, cache);
+/* BLAS variants use the stand-in library at `lib` (test/unit/fake_blas.c,
+ * loaded afresh), and "fast" is no faster than the reference: the "blas"
+ * variant wins a tune. */
+static void use_fake_blas(const char *lib) {
   unsetenv("STC_BLAS");
   setenv("STC_BLAS_LIBRARY", lib, 1);
   stc_rt__blas_reset();
   atomic_store(&g_fast_repeats, 4);
-  config.policy.trust_verified = true;
+}
+
+/* A fresh runtime in mode on cache with use_fake_blas(lib). */
+static bool blas_runtime(stc_tune_mode mode, const char *cache,
+                         const char *lib, bool trust_verified) {
+  stc_rt_dispatch_config config;
+  fresh_config(&config, mode, cache);
+  use_fake_blas(lib);
+  config.policy.trust_verified = trust_verified;
   return stc_rt_dispatch_configure(&config, NULL) == STC_OK;
+}
+
+/* A test's directory (test_dir(name)) holding copies of the fake vendor
+ * BLAS and of its dependency, and the paths of the cache, the library and
+ * the dependency in it. */
+typedef struct fake_blas_dir {
+  char dir[2048], cache[2100], lib[2100], dep[2100];
+} fake_blas_dir;
+
+static bool fake_blas_dir_make(fake_blas_dir *d, const char *name) {
+  snprintf(d->dir, sizeof d->dir, "%s", test_dir(name));
+  snprintf(d->cache, sizeof d->cache, "%s/cache", d->dir);
+  snprintf(d->lib, sizeof d->lib, "%s/libstc_fake_blas.so", d->dir);
+  snprintf(d->dep, sizeof d->dep, "%s/libstc_fake_blas_dep.so", d->dir);
+  return stc_test_copy_file(STC_FAKE_BLAS, d->lib) &&
+         stc_test_copy_file(STC_FAKE_BLAS_DEP, d->dep);
+}
+
+/* The first process of a two-process test, in a child (a library once
+ * loaded stays loaded): tunes the static site on problem seed from d's
+ * empty cache; true when it computed right, picked the BLAS variant and
+ * exited cleanly. */
+static bool blas_wins_in_a_child(const fake_blas_dir *d, bool trust_verified,
+                                 int seed) {
+  fflush(stderr);
+  pid_t child = fork();
+  if (child < 0)
+    return false;
+  if (child == 0) {
+    problem p;
+    bool ok = blas_runtime(STC_MODE_EXPLORE, d->cache, d->lib, trust_verified);
+    problem_init(&p, 24, 0, 0, seed);
+    enter(&g_static_site, &p);
+    ok = ok && problem_correct(&p) &&
+         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry &&
+         stc_rt__blas_attempted();
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  return waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+         WEXITSTATUS(status) == 0;
 }
 
 /* The deferred check with a vendor-BLAS winner: in the next process the
@@ -1932,41 +1978,11 @@ static bool blas_runtime(stc_tune_mode mode, const char *cache,
  * the BLAS winner on itself and publishes it. */
 STC_TEST(deferred_check_loads_no_blas_on_the_first_call) {
   STC_CHECK(stc_rt_environment_reliable());
-  char dir[2048], cache[2100], lib[2100], dep[2100];
-  snprintf(dir, sizeof dir, "%s", test_dir("blasdeferred"));
-  snprintf(cache, sizeof cache, "%s/cache", dir);
-  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
-  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
-  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
-  stc_rt_dispatch_config config;
-  /* The first process (a child: a library once loaded stays loaded). */
-  fflush(stderr);
-  pid_t child = fork();
-  STC_CHECK(child >= 0);
-  if (child == 0) {
-    problem p;
-    fresh_config(&config, STC_MODE_EXPLORE, cache);
-    unsetenv("STC_BLAS");
-    setenv("STC_BLAS_LIBRARY", lib, 1);
-    stc_rt__blas_reset();
-    atomic_store(&g_fast_repeats, 4);
-    bool ok = stc_rt_dispatch_configure(&config, NULL) == STC_OK;
-    problem_init(&p, 24, 0, 0, 42);
-    enter(&g_static_site, &p);
-    ok = ok && problem_correct(&p) &&
-         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry;
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  STC_CHECK(waitpid(child, &status, 0) == child);
-  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  fake_blas_dir d;
+  STC_CHECK(fake_blas_dir_make(&d, "blasdeferred"));
+  STC_CHECK(blas_wins_in_a_child(&d, false, 42));
 
-  fresh_config(&config, STC_MODE_CACHE_ONLY, cache);
-  unsetenv("STC_BLAS");
-  setenv("STC_BLAS_LIBRARY", lib, 1);
-  stc_rt__blas_reset();
-  atomic_store(&g_fast_repeats, 4);
-  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  STC_CHECK(blas_runtime(STC_MODE_CACHE_ONLY, d.cache, d.lib, false));
   problem p;
   problem_init(&p, 24, 0, 0, 42);
   enter(&g_static_site, &p);
@@ -1998,34 +2014,14 @@ STC_TEST(deferred_check_loads_no_blas_on_the_first_call) {
  * again with BLAS ineligible. */
 STC_TEST(blas_winner_whose_library_no_longer_loads_runs_the_reference) {
   STC_CHECK(stc_rt_environment_reliable());
-  char dir[2048], cache[2100], lib[2100], dep[2100];
-  snprintf(dir, sizeof dir, "%s", test_dir("blasbreaks"));
-  snprintf(cache, sizeof cache, "%s/cache", dir);
-  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
-  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
-  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
-  /* The first process (a child: a library once loaded stays loaded). */
-  fflush(stderr);
-  pid_t child = fork();
-  STC_CHECK(child >= 0);
-  if (child == 0) {
-    problem p;
-    bool ok = blas_runtime(STC_MODE_EXPLORE, cache, lib);
-    problem_init(&p, 24, 0, 0, 41);
-    enter(&g_static_site, &p);
-    ok = ok && problem_correct(&p) &&
-         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry &&
-         stc_rt__blas_attempted();
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  STC_CHECK(waitpid(child, &status, 0) == child);
-  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  fake_blas_dir d;
+  STC_CHECK(fake_blas_dir_make(&d, "blasbreaks"));
+  STC_CHECK(blas_wins_in_a_child(&d, true, 41));
 
-  STC_CHECK(unlink(dep) == 0);
-  STC_CHECK(blas_runtime(STC_MODE_EXPLORE, cache, lib));
+  STC_CHECK(unlink(d.dep) == 0);
+  STC_CHECK(blas_runtime(STC_MODE_EXPLORE, d.cache, d.lib, true));
   char path[2100];
-  snprintf(path, sizeof path, "%s/warnings.txt", dir);
+  snprintf(path, sizeof path, "%s/warnings.txt", d.dir);
   problem p;
   problem_init(&p, 24, 0, 0, 41);
   int saved = capture_begin(path);
@@ -2442,39 +2438,16 @@ STC_TEST(start_cost_policy_field) {
  * stays loaded.) */
 STC_TEST(rent_or_buy_defers_loading_the_vendor_blas) {
   STC_CHECK(stc_rt_environment_reliable());
-  char dir[2048], cache[2100], lib[2100], dep[2100];
-  snprintf(dir, sizeof dir, "%s", test_dir("rent-blas"));
-  snprintf(cache, sizeof cache, "%s/cache", dir);
-  snprintf(lib, sizeof lib, "%s/libstc_fake_blas.so", dir);
-  snprintf(dep, sizeof dep, "%s/libstc_fake_blas_dep.so", dir);
-  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, lib) && stc_test_copy_file(STC_FAKE_BLAS_DEP, dep));
-  stc_rt_dispatch_config config;
-  fflush(stderr);
-  pid_t child = fork();
-  STC_CHECK(child >= 0);
-  if (child == 0) {
-    problem p;
-    fresh_config(&config, STC_MODE_EXPLORE, cache);
-    unsetenv("STC_BLAS");
-    setenv("STC_BLAS_LIBRARY", lib, 1);
-    stc_rt__blas_reset();
-    atomic_store(&g_fast_repeats, 4);
-    bool ok = stc_rt_dispatch_configure(&config, NULL) == STC_OK;
-    problem_init(&p, 24, 0, 0, 43);
-    enter(&g_static_site, &p);
-    ok = ok && problem_correct(&p) &&
-         __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)blas_entry;
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  STC_CHECK(waitpid(child, &status, 0) == child);
-  STC_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  STC_CHECK_EQ_INT(plant_winner_ratio(cache, "blas", 0.5), 1);
+  fake_blas_dir d;
+  STC_CHECK(fake_blas_dir_make(&d, "rent-blas"));
+  STC_CHECK(blas_wins_in_a_child(&d, false, 43));
+  STC_CHECK_EQ_INT(plant_winner_ratio(d.cache, "blas", 0.5), 1);
 
-  fresh_config(&config, STC_MODE_CACHE_ONLY, cache);
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_CACHE_ONLY, d.cache);
   config.policy.start_cost_ns = 3000000;
   unsetenv("STC_BLAS");
-  setenv("STC_BLAS_LIBRARY", lib, 1);
+  setenv("STC_BLAS_LIBRARY", d.lib, 1);
   stc_rt__blas_reset();
   atomic_store(&g_rent_script_ns, 0);
   stc_rt__set_rent_clock(rent_clock);
