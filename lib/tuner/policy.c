@@ -162,12 +162,15 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
    * fresh pairs, before it is rejected (bench/regret.sh lost a 4.8x faster
    * matvec_blas to one noisy set of 7 pairs). */
   policy->noise_retries = 1;
-  /* Seven head-to-head pairs of two fast candidates cost less than the
-   * reference runs of three pairs against a default lowering 2-3x slower;
-   * 1.15 covers the spread of ratios to the reference seen between cold
-   * tunes of the same close pair under load (bench/regret.sh:
-   * bert_base_ffn1, resnet50_fc, bert_large_ffn1); 500 ms fits 7 pairs of
-   * a 1024^3 BLAS matmul on the 2-core machine. */
+  /* The final duel: 7 pairs of the two fastest candidates cost 14 of
+   * their runs and no reference run. The margin: on the shared 2-core
+   * machine one candidate's ratio to the reference moved by 5-15% between
+   * cold runs of the same program (bench/regret.sh, matmul_blas on
+   * mm_1024 and bert_base_ffn1, pick vs oracle run, with other builds on
+   * one core), so a runner-up within 15% of the winner may be the faster.
+   * 500 ms: 7 pairs of two 1024^3 matmuls at 30 ms each, or the 3 pairs a
+   * duel needs of two at 80 ms; the tune may end that much after the
+   * target. */
   policy->duel_pairs = 7;
   policy->duel_margin = 1.15;
   policy->duel_limit_ns = UINT64_C(500000000);
