@@ -1330,20 +1330,29 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
     size_t first = earlier_first ? d->earlier : d->later;
     size_t second = earlier_first ? d->later : d->earlier;
     uint64_t t_first = 0, t_second = 0;
+    size_t failed = first;
     d->runs[earlier_first ? 0 : 1]++;
     stc_status status = run_measure(req, first, &t_first, f);
+    if (status == STC_OK && t_first == 0)
+      status = fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
     if (status == STC_OK) {
+      failed = second;
       d->runs[earlier_first ? 1 : 0]++;
       status = run_measure(req, second, &t_second, f);
+      if (status == STC_OK && t_second == 0)
+        status = fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
     }
     if (status == STC_ERR_DEVICE)
       return status;
-    if (status == STC_OK && (t_first == 0 || t_second == 0))
-      status = fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
     if (status != STC_OK) {
-      d->text = format_string("duel %s vs %s failed after %zu pair(s): %s; "
-                              "%s kept",
-                              earlier, later, s, f->message, kept);
+      /* A finalist that fails loses, as it would in exploration. */
+      size_t other = failed == winner ? rival : winner;
+      if (other != winner)
+        crown(x, other, &own[other]);
+      d->text = format_string("duel %s vs %s: %s failed after %zu pair(s) "
+                              "(%s); %s wins",
+                              earlier, later, req->candidates[failed].name, s,
+                              f->message, req->candidates[other].name);
       return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
     }
     pairs[s][0] = earlier_first ? t_first : t_second;

@@ -4341,3 +4341,39 @@ STC_TEST(economics_duel_off_in_the_seed_policy) {
   stc_tune_reports_free(r, 1);
   stc_decision_clear(&d);
 }
+
+STC_TEST(economics_duel_finalist_that_fails_loses) {
+  /* a 50 us, b 51 us (a duel that would keep a). A finalist whose run
+   * fails in the duel loses it, as it would lose in exploration: when a
+   * fails, b wins; when b fails, a stays. Neither is an error. */
+  for (size_t failing = 1; failing <= 2; failing++) {
+    stc_tuner_policy pol;
+    unbounded_policy(&pol);
+    stc_tuner *t = new_tuner(&pol, NULL);
+    stc_candidate c[3];
+    make_candidates(c, 3);
+    uint64_t times[FAKE_MAX] = {100000, 50000, 51000};
+    fake f;
+    fake_init(&f, 3, times);
+    f.measure_status[failing] = STC_ERR_REJECTED;
+    f.measure_ok[failing] = 8 + 2; /* exploration, then 2 duel runs */
+    stc_problem p = make_problem("duel-fail");
+    stc_decision d;
+    STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+    STC_CHECK_STR_EQ(d.name, failing == 1 ? "b" : "a");
+    STC_CHECK(fabs(d.ratio - (failing == 1 ? 0.51 : 0.5)) < 1e-12);
+    stc_tune_report *r;
+    size_t n;
+    STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+    STC_CHECK_EQ_U64(n, 1);
+    STC_CHECK_CONTAINS(report_of_name(&r[0], "a")->note,
+                       failing == 1 ? "duel a vs b: a failed after 2 pair(s) (injected"
+                                    : "duel a vs b: b failed after 2 pair(s) (injected");
+    STC_CHECK_CONTAINS(report_of_name(&r[0], "b")->note,
+                       failing == 1 ? "; b wins" : "; a wins");
+    STC_CHECK_EQ_U64(r[0].trials, total_measures(&f) + 3);
+    stc_tune_reports_free(r, n);
+    stc_decision_clear(&d);
+    stc_tuner_destroy(t);
+  }
+}
