@@ -132,8 +132,9 @@ typedef struct stc_tuner_policy {
    * when their paired median shows it stably (max_relative_mad) at least
    * min_improvement faster; otherwise the earlier, more promising one is
    * kept, so repeated tunes agree. A noisy or cut-short duel keeps the
-   * exploration's winner. The decision's ratio, reference_ns and winner_ns
-   * stay the chosen candidate's own, measured against the reference. */
+   * exploration's winner; a finalist whose run fails loses. The decision's
+   * ratio, reference_ns and winner_ns stay the chosen candidate's own,
+   * measured against the reference. */
   uint32_t duel_pairs;         /* pairs of the duel, 0 = no duel, else odd,
                                   default 7 [0] */
   double duel_margin;          /* the runner-up's ratio at most this many

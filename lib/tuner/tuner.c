@@ -1259,8 +1259,8 @@ static void report_partial(const uint64_t (*pairs)[2], const trial *tr,
  * not started, and a duel that cannot take DUEL_MIN_PAIRS is not held.
  * The later explored of the two wins only when the paired median of
  * later/earlier is stable (max_relative_mad) and at least min_improvement
- * faster; a stable duel otherwise gives the earlier, a noisy, cut or
- * failed one keeps the exploration's winner. STC_OK (d says what
+ * faster; a stable duel otherwise gives the earlier, a noisy or cut one
+ * keeps the exploration's winner, and a finalist whose run fails loses. STC_OK (d says what
  * happened), STC_ERR_DEVICE, or STC_ERR_NOMEM. */
 static stc_status run_duel(stc_tuner *t, const select_request *req,
                            exploration *x, const budget_clock *clock,
