@@ -1256,7 +1256,8 @@ static void report_partial(const uint64_t (*pairs)[2], const trial *tr,
  * explored). Times winner and runner-up head to head, alternating which
  * runs first, checking budget_ns and duel_limit_ns between pairs; the
  * pairs it expects not to fit (from the two candidates' median times) are
- * not started, and a duel that cannot take DUEL_MIN_PAIRS is not held.
+ * not started, and a duel that cannot take DUEL_MIN_PAIRS is not held (nor
+ * continued once they cannot start in the time left at the pace so far).
  * The later explored of the two wins only when the paired median of
  * later/earlier is stable (max_relative_mad) and at least min_improvement
  * faster; a stable duel otherwise gives the earlier, a noisy or cut one
@@ -1316,12 +1317,26 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
   const char *cut = NULL;
   for (size_t s = 0; s < planned; s++) {
     uint64_t now = elapsed_ns(clock);
-    if (now >= p->budget_ns) {
+    uint64_t budget_left = now < p->budget_ns ? p->budget_ns - now : 0;
+    uint64_t used = now - started;
+    uint64_t limit_left = used < p->duel_limit_ns ? p->duel_limit_ns - used : 0;
+    /* At the pace so far (when slower than planned), pairs that cannot
+     * reach the fewest a duel decides on are not started either: a pair
+     * starts while time is left, so ceil(left / pace) more can. */
+    double pace = s && (double)used / (double)s > pair_ns
+                      ? (double)used / (double)s
+                      : pair_ns;
+    bool hopeless = s < needed && pace > 0 &&
+                    (double)s + ceil((double)(budget_left < limit_left
+                                                  ? budget_left
+                                                  : limit_left) /
+                                     pace) < (double)needed;
+    if (budget_left == 0 || (hopeless && budget_left < limit_left)) {
       cut = "budget";
       d->cut_by_budget = true;
       break;
     }
-    if (now - started >= p->duel_limit_ns) {
+    if (limit_left == 0 || hopeless) {
       cut = "duel limit";
       break;
     }

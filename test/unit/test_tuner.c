@@ -4253,16 +4253,15 @@ STC_TEST(economics_duel_respects_the_budget_the_target_and_its_limit) {
   stc_decision_clear(&d);
 
   /* Runs slower than planned (b takes 200 us in the duel): the limit is
-   * checked between pairs, so the duel stops after 2 (0.25 ms each, over
-   * the 0.35 ms limit after the second), too few to decide: a kept. It
-   * ran at most one pair past its limit. */
+   * checked between pairs at the pace so far, so after one pair of
+   * 0.25 ms, with 0.1 ms of the 0.35 ms limit left, the 2 more a decision
+   * needs cannot fit: it stops, a kept. */
   STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 200000, &f, &d, &r, &clock),
                    STC_OK);
   STC_CHECK_STR_EQ(d.name, "a");
-  STC_CHECK_EQ_U64(clock - explored, 2 * 250000);
-  STC_CHECK(clock - explored <= pol.duel_limit_ns + 250000);
+  STC_CHECK_EQ_U64(clock - explored, 250000);
   STC_CHECK_CONTAINS(report_of_name(r, "a")->note,
-                     "duel a vs b cut by the duel limit after 2 of 3 pairs; a kept");
+                     "duel a vs b cut by the duel limit after 1 of 3 pairs; a kept");
   STC_CHECK_CONTAINS(report_of_name(r, "b")->note, "cut by the duel limit");
   stc_tune_reports_free(r, 1);
   stc_decision_clear(&d);
@@ -4288,9 +4287,31 @@ STC_TEST(economics_duel_respects_the_budget_the_target_and_its_limit) {
   pol.budget_ns = explored + 3 * pair;
   STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 200000, &f, &d, &r, &clock),
                    STC_OK);
-  STC_CHECK_EQ_U64(clock - explored, 2 * 250000);
-  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, "cut by the budget after 2 of 3 pairs");
+  STC_CHECK_EQ_U64(clock - explored, 250000);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, "cut by the budget after 1 of 3 pairs");
   STC_CHECK(r->budget_exhausted);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* A pace that still reaches 3 pairs goes on past the planned time, to
+   * the limit: b at 70 us in the duel (0.12 ms pairs), a limit of 3.5
+   * planned pairs (0.3535 ms): 3 pairs fit, taken, and decided. Slower
+   * (b at 90 us: 0.14 ms pairs), the third would start at 0.28 ms, within
+   * the limit, so it runs too: the limit is checked between pairs, and
+   * the duel ends at most one pair past it. */
+  unbounded_policy(&pol);
+  pol.duel_limit_ns = 7 * pair / 2;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 70000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_EQ_U64(clock - explored, 3 * 120000);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, "duel a vs b: 3 pairs, paired median ratio b/a 1.4000");
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 90000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_EQ_U64(clock - explored, 3 * 140000);
+  STC_CHECK(clock - explored <= pol.duel_limit_ns + 140000);
+  STC_CHECK(!r->budget_exhausted);
   stc_tune_reports_free(r, 1);
   stc_decision_clear(&d);
 
