@@ -11,7 +11,7 @@ whose @main calls the site once, and run:
           rejection, no budget, no speed-up threshold, no noise limit
           (STC_TUNE_EARLY_REJECTION=0 STC_TUNE_ORDER=declared
           STC_TUNE_SAMPLES=15 STC_TUNE_BUDGET_MS=600000 STC_TUNE_TARGET_MS=600000
-          STC_TUNE_MIN_SPEEDUP=1
+          STC_TUNE_MIN_SPEEDUP=1 STC_TUNE_DUEL_PAIRS=0
           STC_TUNE_MAX_RELATIVE_MAD=1 STC_TUNE_REPORT=1, fresh STC_CACHE_DIR):
           each candidate's paired median time ratio to the reference;
           with --oracle-runs N (default 3) N such processes, the first
@@ -43,7 +43,7 @@ timings never fail the script.
 
 usage: bench/regret.sh [--quick] [--only REGEX] [--oracle-samples N] [--oracle-runs N]
                        [--stability N] [--no-noer] [--jobs N] [--keep DIR]
-                       [--csv FILE] [--list]
+                       [--csv FILE] [--pick-env NAME=VALUE]... [--list]
   --quick           4 small workloads (CI smoke test, about a minute)
   --only REGEX      workloads whose name matches
   --oracle-samples  paired samples per candidate in the oracle (default 15)
@@ -58,6 +58,9 @@ usage: bench/regret.sh [--quick] [--only REGEX] [--oracle-samples N] [--oracle-r
   --keep DIR        keep programs, executables, build logs and each run's
                     stderr (NAME.{oracle,pick,noer}.stderr: the reports) in DIR
   --csv FILE        default bench/results/regret.csv (quick: regret-quick.csv)
+  --pick-env N=V    an environment variable for the pick, no-early-rejection
+                    and stability runs (repeatable; e.g. STC_TUNE_DUEL_PAIRS=0
+                    to compare without the final duel)
   --list            print the workload table (markdown) and exit
 Tools: STC_BIN (default build/plain/bin); see bench/stcbench.py.
 Last line: RESULT regret geomean=... worst=... median_tune_s=... max_tune_s=...
@@ -131,6 +134,7 @@ def oracle_env(samples, confirm=False):
     return {"STC_TUNE_EARLY_REJECTION": "1" if confirm else "0", "STC_TUNE_ORDER": "declared",
             "STC_TUNE_SAMPLES": str(samples), "STC_TUNE_BUDGET_MS": "600000", "STC_TUNE_TARGET_MS": "600000",
             "STC_TUNE_MIN_SPEEDUP": "1", "STC_TUNE_MAX_RELATIVE_MAD": "1",
+            "STC_TUNE_DUEL_PAIRS": "0",
             "STC_TUNE_MAX_CANDIDATES": "4096", "STC_TUNE_REPORT": "1"}
 
 
@@ -198,6 +202,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--keep")
     ap.add_argument("--csv")
+    ap.add_argument("--pick-env", action="append", default=[])
     ap.add_argument("--list", action="store_true")
     ap.add_argument("-h", "--help", action="store_true")
     a = ap.parse_args()
@@ -215,6 +220,12 @@ def main():
         wls = [w for w in wls if re.search(a.only, w[0])]
     if not wls:
         sb.die("no workload matches")
+    pick_env = {}
+    for item in a.pick_env:
+        k, eq, v = item.partition("=")
+        if not eq or not k:
+            sb.die("--pick-env wants NAME=VALUE, got %r" % item)
+        pick_env[k] = v
     stability = a.stability if a.stability is not None else (0 if a.quick else 5)
     oracle_runs = a.oracle_runs if a.oracle_runs is not None else (1 if a.quick else 3)
     if oracle_runs < 1:
@@ -256,6 +267,7 @@ def main():
     rows, failures = [], 0
     regrets, tunes, trials_l, noer_regrets, same, gen_beats, blas_cmp = [], [], [], [], 0, 0, 0
     steady_regrets = []
+    duels_held, duels_switched = 0, 0
     for name, kind, dims, src in wls:
         cs, err = built[name]
         exe = os.path.join(work, name)
@@ -272,10 +284,10 @@ def main():
         load = sb.loadavg()  # other sessions' load skews the pick most
         orc, others_orc = run_watched(exe, oracle_env(a.oracle_samples),
                                       cold(os.path.join(work, name + ".c1")))
-        pick, others_pick = run_watched(exe, {"STC_TUNE_REPORT": "1"},
+        pick, others_pick = run_watched(exe, dict(pick_env, STC_TUNE_REPORT="1"),
                                         cold(os.path.join(work, name + ".c2")))
         noer, others_noer = (None, None) if a.no_noer else run_watched(
-            exe, {"STC_TUNE_REPORT": "1", "STC_TUNE_EARLY_REJECTION": "0"},
+            exe, dict(pick_env, STC_TUNE_REPORT="1", STC_TUNE_EARLY_REJECTION="0"),
             cold(os.path.join(work, name + ".c3")))
         confirms = [sb.run(exe, oracle_env(a.oracle_samples, confirm=True),
                            cache=cold(os.path.join(work, "%s.c1.%d" % (name, i))))
@@ -349,6 +361,14 @@ def main():
             w = rep["winner"]
             return ratios[w] / best_r if w in ratios else None
         rg, nrg = regret_of(prep), regret_of(nrep)
+        # The final duel (the tuner's duel_pairs): held when a note names
+        # one, switched when it overturned the ratios to the reference.
+        duel_notes = [c["note"] for c in (prep["candidates"] if prep else []) if "duel " in c["note"]]
+        if duel_notes:
+            duels_held += 1
+            switched = any("had it the other way" in n_ for n_ in duel_notes)
+            duels_switched += switched
+            notes.append("duel%s" % (" switched" if switched else ""))
         pw = prep["winner"] if prep else None
         if st_times:
             st_best = min(st_times, key=st_times.get)
@@ -413,7 +433,7 @@ def main():
             continue
         winners, times = [], []
         for i in range(stability):
-            r = sb.run(os.path.join(work, name), {"STC_TUNE_REPORT": "1"},
+            r = sb.run(os.path.join(work, name), dict(pick_env, STC_TUNE_REPORT="1"),
                        cache=cold(os.path.join(work, "%s.s%d" % (name, i))))
             rep = site_report(r)
             winners.append(rep["winner"] if rep else "?")
@@ -441,16 +461,17 @@ def main():
     print("summary: %d workloads with a regret; geomean %s, worst %s; tuning time per site median %s s, "
           "max %s s; trials median %s; early rejection off: same pick %d/%d, geomean %s; "
           "a generated variant beats BLAS on %d of %d; steady-state regret geomean %s, worst %s; "
-          "%.0f s in all; CSV %s"
+          "duels held %d (switched %d); %.0f s in all; CSV %s"
           % (n, sb.fmt(sb.geomean(regrets), "%.4f"), sb.fmt(max(regrets) if regrets else None, "%.4f"),
              sb.fmt(sb.median(tunes), "%.3f"), sb.fmt(max(tunes) if tunes else None, "%.3f"),
              sb.fmt(sb.median(trials_l), "%.0f"), same, len(noer_regrets) if not a.no_noer else 0,
              sb.fmt(sb.geomean(noer_regrets), "%.4f"), gen_beats, blas_cmp,
              sb.fmt(sb.geomean(steady_regrets), "%.4f"),
-             sb.fmt(max(steady_regrets) if steady_regrets else None, "%.4f"), time.time() - t_start, csv))
+             sb.fmt(max(steady_regrets) if steady_regrets else None, "%.4f"), duels_held, duels_switched,
+             time.time() - t_start, csv))
     print("RESULT regret geomean=%s worst=%s median_tune_s=%s max_tune_s=%s median_trials=%s "
           "workloads=%d noer_same_pick=%d/%d noer_geomean=%s gen_beats_blas=%d/%d steady_geomean=%s "
-          "steady_worst=%s %sdefault_lowering=%s oracle_runs=%d load=%s failures=%d"
+          "steady_worst=%s %sduels=%d/%d default_lowering=%s oracle_runs=%d load=%s failures=%d"
           % (sb.fmt(sb.geomean(regrets), "%.4f"), sb.fmt(max(regrets) if regrets else None, "%.4f"),
              sb.fmt(sb.median(tunes), "%.3f"), sb.fmt(max(tunes) if tunes else None, "%.3f"),
              sb.fmt(sb.median(trials_l), "%.0f"), n, same,
@@ -459,6 +480,7 @@ def main():
              sb.fmt(sb.geomean(steady_regrets), "%.4f"),
              sb.fmt(max(steady_regrets) if steady_regrets else None, "%.4f"),
              "".join("stable_%s " % f for f in stab_fields),
+             duels_switched, duels_held,
              "fast" if sb.supports_default_lowering() else "loops", oracle_runs, sb.loadavg(), failures))
     return 1 if failures else 0
 

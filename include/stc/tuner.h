@@ -119,6 +119,30 @@ typedef struct stc_tuner_policy {
                                   timed again on fresh pairs this many
                                   times before it is rejected, default 1
                                   [0] (at most 8) */
+  /* The final duel (DESIGN.md section 6, "Beyond the original engine"):
+   * candidates are compared by their ratios to the reference, each from its
+   * own pairs, so two close fast candidates (a vendor BLAS and an OpenMP
+   * variant within a few percent) are ordered by noise, and under load a
+   * parallel candidate's ratio to a one-thread reference moves more than
+   * the gap between them. After exploration, when the best other candidate
+   * (scored, or raced out with a partial ratio) is within duel_margin of
+   * the winner's ratio and itself min_speedup faster than the reference,
+   * the two are timed head to head in duel_pairs pairs (alternating which
+   * runs first): the later explored of the two replaces the earlier only
+   * when their paired median shows it stably (max_relative_mad) at least
+   * min_improvement faster; otherwise the earlier, more promising one is
+   * kept, so repeated tunes agree. A noisy or cut-short duel keeps the
+   * exploration's winner; a finalist whose run fails loses. The decision's
+   * ratio, reference_ns and winner_ns stay the chosen candidate's own,
+   * measured against the reference. */
+  uint32_t duel_pairs;         /* pairs of the duel, 0 = no duel, else odd,
+                                  default 7 [0] */
+  double duel_margin;          /* the runner-up's ratio at most this many
+                                  times the winner's, default 1.15 (>= 1) */
+  uint64_t duel_limit_ns;      /* the duel starts no pair once it has run
+                                  this long, nor past budget_ns; it may run
+                                  past target_ns by this much (plus one
+                                  pair), default 500 ms (> 0) */
   /* Disk records in a new process (DESIGN.md section 6, rule 5). */
   bool check_on_call;          /* a disk record's first use in a process is
                                   checked on the call it serves (the
@@ -165,8 +189,8 @@ typedef struct stc_tuner_policy {
 void stc_tuner_policy_init(stc_tuner_policy *policy);
 /* Fills the seed engine's rules: the defaults above with exhaustive paired
  * timing of every candidate in index order, warm-ups before validation, no
- * target, no scoring of a budget-cut candidate and a disk record checked by
- * a separate validation (the bracketed values). */
+ * target, no scoring of a budget-cut candidate, no duel and a disk record
+ * checked by a separate validation (the bracketed values). */
 void stc_tuner_policy_init_seed(stc_tuner_policy *policy);
 /* STC_OK or STC_ERR_INVALID with the reason in err (may be NULL). */
 stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
@@ -176,7 +200,8 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples",
- * "noise_retries", "check_on_call", "check_at_call", "start_cost_ms",
+ * "noise_retries", "duel_pairs", "duel_margin", "duel_limit_ms",
+ * "check_on_call", "check_at_call", "start_cost_ms",
  * "trust_verified",
  * "allow_tf32", "tolerance_tf32", ...).
  * STC_ERR_NOT_FOUND for an unknown field, STC_ERR_INVALID for a bad value;

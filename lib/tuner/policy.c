@@ -162,6 +162,18 @@ void stc_tuner_policy_init(stc_tuner_policy *policy) {
    * fresh pairs, before it is rejected (bench/regret.sh lost a 4.8x faster
    * matvec_blas to one noisy set of 7 pairs). */
   policy->noise_retries = 1;
+  /* The final duel: 7 pairs of the two fastest candidates cost 14 of
+   * their runs and no reference run. The margin: on the shared 2-core
+   * machine one candidate's ratio to the reference moved by 5-15% between
+   * cold runs of the same program (bench/regret.sh, matmul_blas on
+   * mm_1024 and bert_base_ffn1, pick vs oracle run, with other builds on
+   * one core), so a runner-up within 15% of the winner may be the faster.
+   * 500 ms: 7 pairs of two 1024^3 matmuls at 30 ms each, or the 3 pairs a
+   * duel needs of two at 80 ms; the tune may end that much after the
+   * target. */
+  policy->duel_pairs = 7;
+  policy->duel_margin = 1.15;
+  policy->duel_limit_ns = UINT64_C(500000000);
   /* A new process checks a disk decision on the call it serves: one
    * reference run, not reference + winner + the call (whole-process tuned
    * vs default was 0.94x (mlp) and 0.67x (convnet) with the separate
@@ -193,6 +205,7 @@ void stc_tuner_policy_init_seed(stc_tuner_policy *policy) {
   policy->budget_cut_samples = 0;
   policy->min_improvement = 1.0;
   policy->noise_retries = 0;
+  policy->duel_pairs = 0;
   policy->check_on_call = false;
   policy->check_at_call = 1;
   policy->start_cost_ns = 0;
@@ -229,6 +242,9 @@ typedef enum policy_field {
   FIELD_BUDGET_CUT_SAMPLES,
   FIELD_MIN_IMPROVEMENT,
   FIELD_NOISE_RETRIES,
+  FIELD_DUEL_PAIRS,
+  FIELD_DUEL_MARGIN,
+  FIELD_DUEL_LIMIT,
   FIELD_CHECK_ON_CALL,
   FIELD_CHECK_AT_CALL,
   FIELD_START_COST,
@@ -295,6 +311,12 @@ static const struct {
     {"budget_cut_samples", FIELD_BUDGET_CUT_SAMPLES, VALUE_COUNT, 1},
     {"min_improvement", FIELD_MIN_IMPROVEMENT, VALUE_DOUBLE, 1},
     {"noise_retries", FIELD_NOISE_RETRIES, VALUE_COUNT, 1},
+    {"duel_pairs", FIELD_DUEL_PAIRS, VALUE_COUNT, 1},
+    {"duel_margin", FIELD_DUEL_MARGIN, VALUE_DOUBLE, 1},
+    {"duel_limit_ns", FIELD_DUEL_LIMIT, VALUE_COUNT, 1},
+    {"duel_limit_us", FIELD_DUEL_LIMIT, VALUE_COUNT, 1000},
+    {"duel_limit_ms", FIELD_DUEL_LIMIT, VALUE_COUNT, 1000000},
+    {"duel_limit_s", FIELD_DUEL_LIMIT, VALUE_COUNT, 1000000000},
     {"check_on_call", FIELD_CHECK_ON_CALL, VALUE_BOOL, 1},
     {"check_at_call", FIELD_CHECK_AT_CALL, VALUE_COUNT, 1},
     {"start_cost_ns", FIELD_START_COST, VALUE_COUNT, 1},
@@ -389,6 +411,33 @@ static stc_status check_field(const stc_tuner_policy *p, policy_field field,
     if (p->noise_retries > STC_POLICY_MAX_NOISE_RETRIES) {
       stc_error_set(err, NULL, 0, 0, "noise_retries must be at most %u (got %u)",
                     STC_POLICY_MAX_NOISE_RETRIES, p->noise_retries);
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_DUEL_PAIRS:
+    /* Odd, like samples: the median is one measured pair. */
+    if (p->duel_pairs > STC_POLICY_MAX_SAMPLES ||
+        (p->duel_pairs != 0 && p->duel_pairs % 2 == 0)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "duel_pairs must be 0 (no duel) or odd and at most %u "
+                    "(got %u)",
+                    STC_POLICY_MAX_SAMPLES, p->duel_pairs);
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_DUEL_MARGIN:
+    if (!(isfinite(p->duel_margin) && p->duel_margin >= 1.0)) {
+      stc_error_set(err, NULL, 0, 0,
+                    "duel_margin must be a finite number >= 1 (the "
+                    "runner-up's ratio to the reference over the winner's)");
+      return STC_ERR_INVALID;
+    }
+    return STC_OK;
+  case FIELD_DUEL_LIMIT:
+    if (p->duel_limit_ns == 0) {
+      stc_error_set(err, NULL, 0, 0,
+                    "duel_limit must be > 0 (duel_pairs=0 turns the duel "
+                    "off)");
       return STC_ERR_INVALID;
     }
     return STC_OK;
@@ -614,7 +663,7 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   case FIELD_WARMUPS: case FIELD_SAMPLES: case FIELD_MAX_CANDIDATES:
   case FIELD_MAX_PARALLEL_TUNES: case FIELD_REGRESSION_PAIRS:
   case FIELD_RACE_PAIRS: case FIELD_BUDGET_CUT_SAMPLES:
-  case FIELD_NOISE_RETRIES: case FIELD_CHECK_AT_CALL:
+  case FIELD_NOISE_RETRIES: case FIELD_CHECK_AT_CALL: case FIELD_DUEL_PAIRS:
     if (value > UINT32_MAX)
       return false;
     break;
@@ -631,6 +680,8 @@ static bool store_count(stc_tuner_policy *p, policy_field field, uint64_t value)
   case FIELD_BUDGET_CUT_SAMPLES: p->budget_cut_samples = (uint32_t)value; return true;
   case FIELD_NOISE_RETRIES: p->noise_retries = (uint32_t)value; return true;
   case FIELD_CHECK_AT_CALL: p->check_at_call = (uint32_t)value; return true;
+  case FIELD_DUEL_PAIRS: p->duel_pairs = (uint32_t)value; return true;
+  case FIELD_DUEL_LIMIT: p->duel_limit_ns = value; return true;
   case FIELD_START_COST: p->start_cost_ns = value; return true;
   case FIELD_BUDGET: p->budget_ns = value; return true;
   case FIELD_TARGET: p->target_ns = value; return true;
@@ -658,6 +709,7 @@ static bool store_double(stc_tuner_policy *p, policy_field field, double value) 
   case FIELD_REGRESSION_RATIO: p->regression_ratio = value; return true;
   case FIELD_RACE_MARGIN: p->race_margin = value; return true;
   case FIELD_RACE_WARMUP_FACTOR: p->race_warmup_factor = value; return true;
+  case FIELD_DUEL_MARGIN: p->duel_margin = value; return true;
   default: return false;
   }
 }

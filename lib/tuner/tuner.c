@@ -1091,6 +1091,50 @@ static stc_status take_pairs(stc_tuner *t, const select_request *req,
   return STC_OK;
 }
 
+/* A candidate's own measurement against the reference: the median of its
+ * pair ratios and of each side's times. Kept for every candidate scored,
+ * and for one raced out with pairs (its ratio so far): the duel's runner-up
+ * comes from these, and a decision keeps the chosen one's. */
+typedef struct standing {
+  bool measured;
+  bool checked;
+  double ratio;
+  uint64_t reference_ns, ns;
+} standing;
+
+static void stand(const uint64_t (*pairs)[2], size_t count, bool checked,
+                  double ratio, double *scratch, standing *own) {
+  own->measured = true;
+  own->checked = checked;
+  own->ratio = ratio;
+  for (size_t s = 0; s < count; s++)
+    scratch[s] = (double)pairs[s][0];
+  own->reference_ns = ns_from_double(median(scratch, count));
+  for (size_t s = 0; s < count; s++)
+    scratch[s] = (double)pairs[s][1];
+  own->ns = ns_from_double(median(scratch, count));
+}
+
+/* Makes index the winner with its own measurement. */
+static void crown(exploration *x, size_t index, const standing *own) {
+  x->winner = index;
+  x->ratio = own->ratio;
+  x->checked = own->checked;
+  x->reference_ns = own->reference_ns;
+  x->winner_ns = own->ns;
+}
+
+/* The final duel's outcome (run_duel); text is appended to both
+ * finalists' notes. */
+typedef struct duel {
+  bool held;          /* a runner-up was within the margin */
+  size_t earlier, later; /* the finalists, in exploration order */
+  size_t pairs;       /* head-to-head pairs taken */
+  size_t runs[2];     /* runner calls of earlier and later */
+  bool cut_by_budget; /* budget_ns stopped it */
+  char *text;         /* owned */
+} duel;
+
 /* Sets a report note (taking the formatted text); false when out of memory. */
 static bool set_note(stc_candidate_report *report, char *note) {
   free(report->note);
@@ -1102,7 +1146,7 @@ static bool set_note(stc_candidate_report *report, char *note) {
  * (and on how many pairs, when the budget cut them short). */
 static bool finish_notes(const stc_tuner *t, const select_request *req,
                          exploration *x, const bool *scored,
-                         const size_t *report_of) {
+                         const size_t *report_of, const duel *final) {
   stc_candidate_report *cr = x->report.candidates;
   const char *winner = req->candidates[x->winner].name;
   bool ok = x->winner == req->reference
@@ -1136,6 +1180,16 @@ static bool finish_notes(const stc_tuner *t, const select_request *req,
                            "lost: paired median ratio %.4f; %s was faster%s",
                            r->ratio, winner, cut));
   }
+  /* The duel's finalists: what it found goes after their notes. A
+   * runner-up raced out early that won the duel was not scored above. */
+  for (int k = 0; ok && final->held && k < 2; k++) {
+    size_t i = k ? final->later : final->earlier;
+    stc_candidate_report *r = &cr[report_of[i]];
+    ok = set_note(r, i == x->winner && !scored[i]
+                         ? format_string("won: %s; before the duel: %s",
+                                         final->text, r->note)
+                         : format_string("%s; %s", r->note, final->text));
+  }
   return ok;
 }
 
@@ -1147,7 +1201,8 @@ static bool finish_notes(const stc_tuner *t, const select_request *req,
 static char *score_candidate(const stc_tuner *t, exploration *x, size_t index,
                              bool checked, const uint64_t (*pairs)[2],
                              size_t count, double *scratch,
-                             stc_candidate_report *report, bool *scored) {
+                             stc_candidate_report *report, bool *scored,
+                             standing *own) {
   const stc_tuner_policy *p = &t->policy;
   report->verified = checked;
   report->samples = count;
@@ -1164,21 +1219,13 @@ static char *score_candidate(const stc_tuner *t, exploration *x, size_t index,
                          "%.3g)",
                          mad, p->max_relative_mad);
   *scored = true;
+  stand(pairs, count, checked, ratio, scratch, own);
   /* Against the reference: min_speedup. Against another winner:
    * min_improvement, so that a near-tie keeps the earlier (more promising)
    * candidate instead of whichever noise favoured. */
   double beat = x->winner == x->reference ? 1.0 : p->min_improvement;
-  if (ratio * beat < x->ratio && ratio * p->min_speedup <= 1.0) {
-    x->winner = index;
-    x->ratio = ratio;
-    x->checked = checked;
-    for (size_t s = 0; s < count; s++)
-      scratch[s] = (double)pairs[s][0];
-    x->reference_ns = ns_from_double(median(scratch, count));
-    for (size_t s = 0; s < count; s++)
-      scratch[s] = (double)pairs[s][1];
-    x->winner_ns = ns_from_double(median(scratch, count));
-  }
+  if (ratio * beat < x->ratio && ratio * p->min_speedup <= 1.0)
+    crown(x, index, own);
   return format_string("scored"); /* finish_notes says won or lost */
 }
 
@@ -1196,6 +1243,172 @@ static void report_partial(const uint64_t (*pairs)[2], const trial *tr,
     report->ratio = ratio;
     report->relative_mad = mad;
   }
+}
+
+/* The fewest pairs a duel decides on: a median of three already ignores
+ * one outlier either way (a duel_pairs below it needs all of them). */
+#define DUEL_MIN_PAIRS 3u
+
+/* The final duel (include/stc/tuner.h, duel_pairs). Picks the runner-up:
+ * the candidate other than the winner with the lowest own ratio, scored or
+ * raced out with pairs, itself min_speedup faster than the reference and
+ * within duel_margin of the winner's ratio (a tie goes to the earlier
+ * explored). Times winner and runner-up head to head, alternating which
+ * runs first, checking budget_ns and duel_limit_ns between pairs; the
+ * pairs it expects not to fit (from the two candidates' median times) are
+ * not started, and a duel that cannot take DUEL_MIN_PAIRS is not held (nor
+ * continued once they cannot start in the time left at the pace so far).
+ * The later explored of the two wins only when the paired median of
+ * later/earlier is stable (max_relative_mad) and at least min_improvement
+ * faster; a stable duel otherwise gives the earlier, a noisy or cut one
+ * keeps the exploration's winner, and a finalist whose run fails loses. STC_OK (d says what
+ * happened), STC_ERR_DEVICE, or STC_ERR_NOMEM. */
+static stc_status run_duel(stc_tuner *t, const select_request *req,
+                           exploration *x, const budget_clock *clock,
+                           const standing *own, const size_t *report_of,
+                           uint64_t (*pairs)[2], double *scratch, duel *d,
+                           failure *f) {
+  const stc_tuner_policy *p = &t->policy;
+  size_t rival = SIZE_MAX;
+  for (size_t i = 0; i < req->count; i++) {
+    if (i == x->winner || i == req->reference || !own[i].measured ||
+        own[i].ratio * p->min_speedup > 1.0 ||
+        own[i].ratio > x->ratio * p->duel_margin)
+      continue;
+    if (rival == SIZE_MAX || own[i].ratio < own[rival].ratio ||
+        (own[i].ratio == own[rival].ratio && report_of[i] < report_of[rival]))
+      rival = i;
+  }
+  if (rival == SIZE_MAX)
+    return STC_OK;
+  const size_t winner = x->winner;
+  d->held = true;
+  d->earlier = report_of[rival] < report_of[winner] ? rival : winner;
+  d->later = d->earlier == rival ? winner : rival;
+  const char *earlier = req->candidates[d->earlier].name;
+  const char *later = req->candidates[d->later].name;
+  const char *kept = req->candidates[winner].name;
+  const size_t needed =
+      p->duel_pairs < DUEL_MIN_PAIRS ? p->duel_pairs : DUEL_MIN_PAIRS;
+
+  /* What fits: the budget left and the duel's own limit, at the two
+   * candidates' median times. */
+  uint64_t started = elapsed_ns(clock);
+  uint64_t allowed = started < p->budget_ns ? p->budget_ns - started : 0;
+  if (allowed > p->duel_limit_ns)
+    allowed = p->duel_limit_ns;
+  double pair_ns = (double)own[winner].ns + (double)own[rival].ns;
+  size_t planned = p->duel_pairs;
+  if (pair_ns > 0 && (double)allowed / pair_ns < (double)planned)
+    planned = (size_t)((double)allowed / pair_ns);
+  if (planned > 1 && planned % 2 == 0)
+    planned--; /* odd: the median is one measured pair */
+  if (planned < needed) {
+    d->text = format_string(
+        "duel %s vs %s not held: %zu pairs (about %.3g ms) do not fit the "
+        "%s left (%.3g ms); %s kept",
+        earlier, later, needed, (double)needed * pair_ns / 1e6,
+        allowed == p->duel_limit_ns ? "duel limit" : "budget",
+        (double)allowed / 1e6, kept);
+    d->cut_by_budget = allowed < p->duel_limit_ns;
+    return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+  }
+
+  const char *cut = NULL;
+  for (size_t s = 0; s < planned; s++) {
+    uint64_t now = elapsed_ns(clock);
+    uint64_t budget_left = now < p->budget_ns ? p->budget_ns - now : 0;
+    uint64_t used = now - started;
+    uint64_t limit_left = used < p->duel_limit_ns ? p->duel_limit_ns - used : 0;
+    /* At the pace so far (when slower than planned), pairs that cannot
+     * reach the fewest a duel decides on are not started either: a pair
+     * starts while time is left, so ceil(left / pace) more can. */
+    double pace = s && (double)used / (double)s > pair_ns
+                      ? (double)used / (double)s
+                      : pair_ns;
+    bool hopeless = s < needed && pace > 0 &&
+                    (double)s + ceil((double)(budget_left < limit_left
+                                                  ? budget_left
+                                                  : limit_left) /
+                                     pace) < (double)needed;
+    if (budget_left == 0 || (hopeless && budget_left < limit_left)) {
+      cut = "budget";
+      d->cut_by_budget = true;
+      break;
+    }
+    if (limit_left == 0 || hopeless) {
+      cut = "duel limit";
+      break;
+    }
+    /* Alternate which runs first, as take_pairs does. */
+    bool earlier_first = s % 2 == 0;
+    size_t first = earlier_first ? d->earlier : d->later;
+    size_t second = earlier_first ? d->later : d->earlier;
+    uint64_t t_first = 0, t_second = 0;
+    size_t failed = first;
+    d->runs[earlier_first ? 0 : 1]++;
+    stc_status status = run_measure(req, first, &t_first, f);
+    if (status == STC_OK && t_first == 0)
+      status = fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
+    if (status == STC_OK) {
+      failed = second;
+      d->runs[earlier_first ? 1 : 0]++;
+      status = run_measure(req, second, &t_second, f);
+      if (status == STC_OK && t_second == 0)
+        status = fail(f, STC_ERR_REJECTED, "zero duration cannot be scored");
+    }
+    if (status == STC_ERR_DEVICE)
+      return status;
+    if (status != STC_OK) {
+      /* A finalist that fails loses, as it would in exploration. */
+      size_t other = failed == winner ? rival : winner;
+      if (other != winner)
+        crown(x, other, &own[other]);
+      d->text = format_string("duel %s vs %s: %s failed after %zu pair(s) "
+                              "(%s); %s wins",
+                              earlier, later, req->candidates[failed].name, s,
+                              f->message, req->candidates[other].name);
+      return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+    }
+    pairs[s][0] = earlier_first ? t_first : t_second;
+    pairs[s][1] = earlier_first ? t_second : t_first;
+    d->pairs = s + 1;
+  }
+  if (d->pairs < needed) {
+    d->text = format_string("duel %s vs %s cut by the %s after %zu of %zu "
+                            "pairs; %s kept",
+                            earlier, later, cut, d->pairs, planned, kept);
+    return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+  }
+  double ratio = 0, mad = 0;
+  score_verdict verdict = paired_score((const uint64_t(*)[2])pairs, d->pairs,
+                                       p->max_relative_mad, scratch, &ratio,
+                                       &mad);
+  char taken[96] = "";
+  if (cut)
+    snprintf(taken, sizeof taken, " (cut by the %s: %zu of %zu)", cut,
+             d->pairs, planned);
+  if (verdict != SCORE_OK) {
+    d->text = format_string(
+        "duel %s vs %s: %zu pairs%s too noisy (paired median ratio %s/%s "
+        "%.4f, relative MAD %.3g > %.3g); %s kept",
+        earlier, later, d->pairs, taken, later, earlier,
+        ratio, mad, p->max_relative_mad, kept);
+    return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+  }
+  bool later_wins = ratio * p->min_improvement < 1.0;
+  size_t chosen = later_wins ? d->later : d->earlier;
+  if (chosen != winner)
+    crown(x, chosen, &own[chosen]);
+  d->text = format_string(
+      "duel %s vs %s: %zu pairs%s, paired median ratio %s/%s %.4f (relative "
+      "MAD %.3g): %s %s %.3gx faster, %s wins%s",
+      earlier, later, d->pairs, taken, later, earlier, ratio, mad, later,
+      later_wins ? "is at least" : "is not", p->min_improvement,
+      req->candidates[chosen].name,
+      chosen != winner ? " (the ratios to the reference had it the other way)"
+                       : "");
+  return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
 }
 
 /* The exploration order of the candidates other than the reference into
@@ -1237,16 +1450,20 @@ static stc_status explore(stc_tuner *t, const select_request *req,
   clock.started = clock.now(clock.user);
 
   memset(x, 0, sizeof *x);
-  uint64_t(*pairs)[2] = malloc(p->samples * sizeof *pairs);
-  double *scratch = malloc(p->samples * sizeof *scratch);
+  /* The buffers serve each candidate's pairs and the duel's. */
+  size_t most_pairs = p->samples > p->duel_pairs ? p->samples : p->duel_pairs;
+  uint64_t(*pairs)[2] = malloc(most_pairs * sizeof *pairs);
+  double *scratch = malloc(most_pairs * sizeof *scratch);
   bool *scored = calloc(req->count, sizeof *scored);
+  standing *own = calloc(req->count, sizeof *own);
+  duel final = {0};
   size_t *report_of = calloc(req->count, sizeof *report_of);
   bool *listed = calloc(req->count, sizeof *listed);
   size_t *sequence = calloc(req->count, sizeof *sequence);
   size_t *given = calloc(req->count, sizeof *given);
   stc_status status = STC_OK;
-  if (!pairs || !scratch || !scored || !report_of || !listed || !sequence ||
-      !given ||
+  if (!pairs || !scratch || !scored || !own || !report_of || !listed ||
+      !sequence || !given ||
       !report_start(&x->report, req->problem, req->candidates[reference].name,
                     req->count)) {
     status = fail(f, STC_ERR_NOMEM, "out of memory starting a tune");
@@ -1371,6 +1588,9 @@ static stc_status explore(stc_tuner *t, const select_request *req,
       if (status != STC_OK) {
         if (tr.raced_out) {
           report_partial((const uint64_t(*)[2])pairs, &tr, scratch, report);
+          if (report->has_ratio)
+            stand((const uint64_t(*)[2])pairs, tr.pairs, tr.checked,
+                  report->ratio, scratch, &own[index]);
           note = format_string("%s", f->message);
         } else {
           note = format_string("rejected: %s", f->message);
@@ -1379,7 +1599,7 @@ static stc_status explore(stc_tuner *t, const select_request *req,
       } else {
         note = score_candidate(t, x, index, tr.checked,
                                (const uint64_t(*)[2])pairs, tr.pairs, scratch,
-                               report, &scored[index]);
+                               report, &scored[index], &own[index]);
         if (note && tr.retimed && !scored[index]) {
           char *longer = format_string("%s, on its %" PRIu32 " fresh set(s) of "
                                        "pairs too", note, tr.retimed);
@@ -1393,7 +1613,18 @@ static stc_status explore(stc_tuner *t, const select_request *req,
       goto done;
     }
   }
-  if (!finish_notes(t, req, x, scored, report_of)) {
+  if (p->duel_pairs && x->winner != reference) {
+    status = run_duel(t, req, x, &clock, own, report_of, pairs, scratch,
+                      &final, f);
+    if (status != STC_OK)
+      goto done;
+    if (final.held) {
+      x->report.candidates[report_of[final.earlier]].trials += final.runs[0];
+      x->report.candidates[report_of[final.later]].trials += final.runs[1];
+      exhausted |= final.cut_by_budget;
+    }
+  }
+  if (!finish_notes(t, req, x, scored, report_of, &final)) {
     status = fail(f, STC_ERR_NOMEM, "out of memory writing a report");
     goto done;
   }
@@ -1411,6 +1642,8 @@ done:
   free(pairs);
   free(scratch);
   free(scored);
+  free(own);
+  free(final.text);
   free(report_of);
   free(listed);
   free(sequence);

@@ -3908,3 +3908,538 @@ STC_TEST(economics_simulated_large_matmul_tunes_within_seconds) {
   STC_CHECK(cost_generated <= 4000 * ms);
   STC_CHECK(cost_seed > 3 * cost_default);
 }
+
+/* ---- the final duel (policy duel_pairs) ---------------------------------- */
+
+static bool starts_with(const char *text, const char *prefix) {
+  return text && strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* The report's candidate named name, or NULL. */
+static const stc_candidate_report *report_of_name(const stc_tune_report *r,
+                                                   const char *name) {
+  for (size_t i = 0; i < r->num_candidates; i++)
+    if (strcmp(r->candidates[i].name, name) == 0)
+      return &r->candidates[i];
+  return NULL;
+}
+
+/* One select of ref, a, b (explored in that order) under pol, with b's
+ * first b_explore_calls runs taking b_explore ns and the later ones b_later
+ * (a takes a_ns, the reference 100 us, always). *report gets the newest
+ * report (free with stc_tune_reports_free(*report, 1)); *clock the fake
+ * clock's end (the sum of every measured time). */
+static stc_status duel_select(const stc_tuner_policy *pol, uint64_t a_ns,
+                              uint64_t b_explore, size_t b_explore_calls,
+                              uint64_t b_later, fake *f, stc_decision *d,
+                              stc_tune_report **report, uint64_t *clock) {
+  uint64_t script[64];
+  for (size_t i = 0; i < 64; i++)
+    script[i] = i < b_explore_calls ? b_explore : b_later;
+  uint64_t times[FAKE_MAX] = {100000, a_ns, 0};
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  stc_tuner *t = new_tuner(pol, NULL);
+  if (!t)
+    return STC_ERR_INVALID;
+  uint64_t now = 0;
+  stc_tuner_set_clock(t, fake_clock, &now);
+  fake_init(f, 3, times);
+  f->clock = &now;
+  f->script[2] = script;
+  f->script_len[2] = 64;
+  stc_problem p = make_problem("duel");
+  stc_status status = select0(t, &p, c, 3, f, d);
+  f->script[2] = NULL; /* the script dies here */
+  *report = NULL;
+  size_t n = 0;
+  if (status == STC_OK && stc_tuner_reports(t, report, &n) == STC_OK && n > 1) {
+    stc_tune_reports_free(*report, n);
+    *report = NULL;
+  }
+  *clock = now;
+  stc_tuner_destroy(t);
+  return status;
+}
+
+STC_TEST(economics_duel_policy_fields) {
+  stc_tuner_policy p;
+  stc_tuner_policy_init(&p);
+  STC_CHECK_EQ_U64(p.duel_pairs, 7);
+  STC_CHECK(p.duel_margin == 1.15);
+  STC_CHECK_EQ_U64(p.duel_limit_ns, 500000000ull);
+  stc_tuner_policy seed;
+  stc_tuner_policy_init_seed(&seed);
+  STC_CHECK_EQ_U64(seed.duel_pairs, 0);
+  stc_error err;
+#define SET(field, value) STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, field, value, &err), STC_OK)
+  SET("DUEL_PAIRS", "5"); /* STC_TUNE_DUEL_PAIRS=5 */
+  STC_CHECK_EQ_U64(p.duel_pairs, 5);
+  SET("duel-pairs", "0");
+  STC_CHECK_EQ_U64(p.duel_pairs, 0);
+  SET("duel_margin", "1.3");
+  STC_CHECK(p.duel_margin == 1.3);
+  SET("duel_margin", "1");
+  STC_CHECK(p.duel_margin == 1.0);
+  SET("duel_limit_ms", "250");
+  STC_CHECK_EQ_U64(p.duel_limit_ns, 250000000ull);
+  SET("duel_limit_s", "2");
+  STC_CHECK_EQ_U64(p.duel_limit_ns, 2000000000ull);
+  SET("duel_limit_us", "7");
+  STC_CHECK_EQ_U64(p.duel_limit_ns, 7000ull);
+#undef SET
+  stc_tuner_policy before = p;
+  static const char *const bad[][2] = {
+      {"duel_pairs", "4"},       {"duel_pairs", "-1"},
+      {"duel_pairs", "200001"},  {"duel_pairs", "4294967297"},
+      {"duel_margin", "0.99"},   {"duel_margin", "nan"},
+      {"duel_margin", "inf"},    {"duel_margin", "x"},
+      {"duel_limit_ms", "0"},    {"duel_limit_ns", "soon"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, bad[i][0], bad[i][1], &err),
+                     STC_ERR_INVALID);
+    STC_CHECK(err.message[0] != 0);
+    STC_CHECK(memcmp(&p, &before, sizeof p) == 0);
+  }
+  /* The even count's error says what is wanted. */
+  stc_error_clear(&err);
+  STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "duel_pairs", "6", &err),
+                   STC_ERR_INVALID);
+  STC_CHECK_CONTAINS(err.message, "duel_pairs must be 0 (no duel) or odd");
+  for (int i = 0; i < 4; i++) {
+    stc_tuner_policy q;
+    stc_tuner_policy_init(&q);
+    switch (i) {
+    case 0: q.duel_pairs = 2; break;
+    case 1: q.duel_margin = 0.5; break;
+    case 2: q.duel_margin = INFINITY; break;
+    case 3: q.duel_limit_ns = 0; break;
+    }
+    stc_error_clear(&err);
+    STC_CHECK_EQ_INT(stc_tuner_policy_validate(&q, &err), STC_ERR_INVALID);
+    STC_CHECK(err.message[0] != 0);
+  }
+}
+
+STC_TEST(economics_duel_overturns_a_pick_the_load_got_wrong) {
+  /* Under load a parallel candidate's ratio to a one-thread reference
+   * moves more than the gap between two close ones: "b" (45 us, really 10%
+   * faster than "a" at 50 us) ran its exploration slowed to 50.4 us
+   * (ratio 0.504 against a's 0.5), so exploration keeps "a". Head to head
+   * b/a is 0.9: the duel picks "b", with b's own ratio. Without the duel
+   * (duel_pairs=0) "a" stays. Each candidate's exploration is one warm-up
+   * (validation counts as the first) and 7 pairs: 8 runs. */
+  for (int on = 0; on <= 1; on++) {
+    stc_tuner_policy pol;
+    unbounded_policy(&pol);
+    if (!on)
+      pol.duel_pairs = 0;
+    fake f;
+    stc_decision d;
+    stc_tune_report *r;
+    uint64_t clock;
+    STC_CHECK_EQ_INT(duel_select(&pol, 50000, 50400, 8, 45000, &f, &d, &r, &clock),
+                     STC_OK);
+    STC_CHECK(r != NULL);
+    if (!r)
+      continue;
+    STC_CHECK_EQ_U64(f.measures[1], on ? 8 + 7 : 8);
+    STC_CHECK_EQ_U64(f.measures[2], on ? 8 + 7 : 8);
+    const stc_candidate_report *a = report_of_name(r, "a"), *b = report_of_name(r, "b");
+    STC_CHECK(a && b);
+    if (on) {
+      STC_CHECK_STR_EQ(d.name, "b");
+      STC_CHECK_STR_EQ(r->winner, "b");
+      /* The decision keeps b's own ratio to the reference, not a derived
+       * one: ratio, reference_ns and winner_ns all come from b's pairs. */
+      STC_CHECK(fabs(d.ratio - 0.504) < 1e-12);
+      STC_CHECK(d.verified);
+      STC_CHECK(fabs(b->ratio - 0.504) < 1e-12);
+      STC_CHECK(fabs(a->ratio - 0.5) < 1e-12);
+      STC_CHECK_CONTAINS(b->note, "won: paired median ratio 0.5040");
+      STC_CHECK_CONTAINS(b->note, "duel a vs b: 7 pairs, paired median ratio "
+                                  "b/a 0.9000 (relative MAD 0): b is at least "
+                                  "1.03x faster, b wins (the ratios to the "
+                                  "reference had it the other way)");
+      STC_CHECK(starts_with(a->note, "lost: paired median ratio 0.5000; b was "
+                                     "faster; duel a vs b: 7 pairs"));
+      STC_CHECK_CONTAINS(r->candidates[0].note, "replaced by b");
+      /* The duel's runs count in the finalists' trials (validation, one
+       * warm-up, 7 pairs with the reference's half, then 7 of their own). */
+      STC_CHECK_EQ_U64(a->trials, 1 + 1 + 14 + 7);
+      STC_CHECK_EQ_U64(b->trials, 1 + 1 + 14 + 7);
+    } else {
+      STC_CHECK_STR_EQ(d.name, "a");
+      STC_CHECK(fabs(d.ratio - 0.5) < 1e-12);
+      STC_CHECK(strstr(a->note, "duel") == NULL);
+      STC_CHECK(strstr(b->note, "duel") == NULL);
+    }
+    STC_CHECK_EQ_U64(r->trials, total_measures(&f) + 3);
+    stc_tune_reports_free(r, 1);
+    stc_decision_clear(&d);
+  }
+}
+
+/* A machine whose load moves: every 16 runs a new load factor in
+ * [1, 1.10] slows the (parallel) candidates, not the (one-thread)
+ * reference; every run also jitters by +-0.5%. */
+typedef struct loaded {
+  unsigned seed;
+  size_t calls;
+  double load;
+  uint64_t base[FAKE_MAX];
+} loaded;
+
+static double jitter(unsigned *seed, double amount) {
+  return 1.0 + amount * (2.0 * (double)(rand_r(seed) % 10001) / 10000.0 - 1.0);
+}
+
+static void loaded_run(fake *f, size_t candidate) {
+  loaded *m = f->hook_user;
+  if (m->calls++ % 16 == 0)
+    m->load = 1.0 + 0.10 * (double)(rand_r(&m->seed) % 1001) / 1000.0;
+  double ns = (double)m->base[candidate] * jitter(&m->seed, 0.005);
+  if (candidate != 0)
+    ns *= m->load;
+  f->fixed_ns[candidate] = (uint64_t)llround(ns);
+}
+
+STC_TEST(economics_duel_keeps_the_earlier_on_a_tie_so_tunes_agree) {
+  /* "a" (explored first, the more promising) and "b" are equally fast;
+   * which looks faster against the reference depends on the load while
+   * each was paired with it. Without the duel, cold tunes disagree; with
+   * it, every tune sees b/a within min_improvement and keeps "a". */
+  size_t picks_b[2] = {0, 0}, duels = 0;
+  for (unsigned seed = 1; seed <= 40; seed++) {
+    for (int on = 0; on <= 1; on++) {
+      stc_tuner_policy pol;
+      unbounded_policy(&pol);
+      if (!on)
+        pol.duel_pairs = 0;
+      stc_tuner *t = new_tuner(&pol, NULL);
+      stc_candidate c[3];
+      make_candidates(c, 3);
+      uint64_t times[FAKE_MAX] = {0};
+      fake f;
+      fake_init(&f, 3, times);
+      loaded m = {seed, 0, 1.0, {100000, 50000, 50000}};
+      f.hook = loaded_run;
+      f.hook_user = &m;
+      stc_problem p = make_problem("tie");
+      stc_decision d;
+      STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+      picks_b[on] += d.index == 2;
+      stc_tune_report *r;
+      size_t n;
+      STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+      if (on && n == 1) {
+        const stc_candidate_report *a = report_of_name(&r[0], "a");
+        duels += a && strstr(a->note, "duel a vs b: 7 pairs") != NULL;
+        if (d.index != 1)
+          fprintf(stderr, "seed %u: %s / %s\n", seed, a ? a->note : "",
+                  report_of_name(&r[0], "b")->note);
+      }
+      stc_tune_reports_free(r, n);
+      stc_decision_clear(&d);
+      stc_tuner_destroy(t);
+    }
+  }
+  fprintf(stderr, "ties: without the duel b won %zu of 40 tunes, with it %zu "
+                  "(%zu duels)\n", picks_b[0], picks_b[1], duels);
+  STC_CHECK(picks_b[0] >= 5); /* the load does flip picks */
+  STC_CHECK_EQ_U64(picks_b[1], 0);
+  STC_CHECK_EQ_U64(duels, 40);
+}
+
+STC_TEST(economics_duel_only_within_the_margin) {
+  /* "a" 40 us (ratio 0.4), "b" 48 us (0.48: 1.2x a's ratio, outside the
+   * default margin 1.15): no duel, and racing stops b after 2 pairs. */
+  stc_tuner_policy pol;
+  unbounded_policy(&pol);
+  fake f;
+  stc_decision d;
+  stc_tune_report *r;
+  uint64_t clock;
+  STC_CHECK_EQ_INT(duel_select(&pol, 40000, 48000, 64, 48000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK_EQ_U64(f.measures[1], 8);
+  STC_CHECK_EQ_U64(f.measures[2], 3);
+  STC_CHECK(r != NULL);
+  for (size_t i = 0; r && i < r->num_candidates; i++)
+    STC_CHECK(strstr(r->candidates[i].note, "duel") == NULL);
+  STC_CHECK_CONTAINS(report_of_name(r, "b")->note, "rejected early");
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* A margin of 1.25 takes the raced-out b (its partial ratio 0.48) into a
+   * duel; b/a = 1.2 there: a stays. */
+  pol.duel_margin = 1.25;
+  STC_CHECK_EQ_INT(duel_select(&pol, 40000, 48000, 64, 48000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK_EQ_U64(f.measures[1], 8 + 7);
+  STC_CHECK_EQ_U64(f.measures[2], 3 + 7);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note,
+                     "duel a vs b: 7 pairs, paired median ratio b/a 1.2000 "
+                     "(relative MAD 0): b is not 1.03x faster, a wins");
+  STC_CHECK(starts_with(report_of_name(r, "b")->note, "rejected early"));
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* ... and when head to head it is faster after all (36 us after its 3
+   * exploration runs), the raced-out b wins, with its partial ratio. */
+  STC_CHECK_EQ_INT(duel_select(&pol, 40000, 48000, 3, 36000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK(fabs(d.ratio - 0.48) < 1e-12);
+  const char *note = report_of_name(r, "b")->note;
+  STC_CHECK(starts_with(note, "won: duel a vs b: 7 pairs, paired median ratio "
+                              "b/a 0.9000"));
+  STC_CHECK_CONTAINS(note, "; before the duel: rejected early");
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* A runner-up that is not min_speedup faster than the reference is no
+   * finalist: a at 0.9, b at 0.96 (within 1.15x, but over 1/1.05). */
+  STC_CHECK_EQ_INT(duel_select(&pol, 90000, 96000, 64, 40000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  for (size_t i = 0; r && i < r->num_candidates; i++)
+    STC_CHECK(strstr(r->candidates[i].note, "duel") == NULL);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+}
+
+STC_TEST(economics_duel_respects_the_budget_the_target_and_its_limit) {
+  /* a 50 us, b 51 us: a duel (b/a 1.02) that keeps a. The exploration
+   * costs the same with or without the duel: measured once with it off. */
+  stc_tuner_policy pol;
+  unbounded_policy(&pol);
+  pol.duel_pairs = 0;
+  fake f;
+  stc_decision d;
+  stc_tune_report *r;
+  uint64_t explored, clock;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 64, 51000, &f, &d, &r, &explored),
+                   STC_OK);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+  /* Reference: a warm-up and a timed run; a: a warm-up and 7 pairs; b
+   * likewise. */
+  STC_CHECK_EQ_U64(explored, 200000 + 50000 + 7 * 150000 + 51000 + 7 * 151000);
+  const uint64_t pair = 50000 + 51000;
+
+  /* Unbounded: all 7 pairs. */
+  unbounded_policy(&pol);
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 64, 51000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK_EQ_U64(clock - explored, 7 * pair);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, "duel a vs b: 7 pairs");
+  STC_CHECK(!r->budget_exhausted);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* The duel's limit: 3.5 pairs' time plans 3 pairs. */
+  pol.duel_limit_ns = 7 * pair / 2;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 64, 51000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_EQ_U64(clock - explored, 3 * pair);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, "duel a vs b: 3 pairs, paired median");
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* Runs slower than planned (b takes 200 us in the duel): the limit is
+   * checked between pairs at the pace so far, so after one pair of
+   * 0.25 ms, with 0.1 ms of the 0.35 ms limit left, the 2 more a decision
+   * needs cannot fit: it stops, a kept. */
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 200000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK_EQ_U64(clock - explored, 250000);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note,
+                     "duel a vs b cut by the duel limit after 1 of 3 pairs; a kept");
+  STC_CHECK_CONTAINS(report_of_name(r, "b")->note, "cut by the duel limit");
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* The budget: 1.5 pairs left after exploration plans 1 pair, fewer than
+   * the 3 a duel needs: none is run, and the report says so. */
+  unbounded_policy(&pol);
+  pol.budget_ns = explored + 3 * pair / 2;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 64, 51000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK_EQ_U64(clock, explored);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note,
+                     "duel a vs b not held: 3 pairs (about 0.303 ms) do not "
+                     "fit the budget left (");
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, " ms); a kept");
+  STC_CHECK(r->budget_exhausted);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* The budget spent during the duel (b slower than planned): it stops
+   * at the budget, between pairs. */
+  pol.budget_ns = explored + 3 * pair;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 200000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_EQ_U64(clock - explored, 250000);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, "cut by the budget after 1 of 3 pairs");
+  STC_CHECK(r->budget_exhausted);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* A pace that still reaches 3 pairs goes on past the planned time, to
+   * the limit: b at 70 us in the duel (0.12 ms pairs), a limit of 3.5
+   * planned pairs (0.3535 ms): 3 pairs fit, taken, and decided. Slower
+   * (b at 90 us: 0.14 ms pairs), the third would start at 0.28 ms, within
+   * the limit, so it runs too: the limit is checked between pairs, and
+   * the duel ends at most one pair past it. */
+  unbounded_policy(&pol);
+  pol.duel_limit_ns = 7 * pair / 2;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 70000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_EQ_U64(clock - explored, 3 * 120000);
+  STC_CHECK_CONTAINS(report_of_name(r, "a")->note, "duel a vs b: 3 pairs, paired median ratio b/a 1.4000");
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 8, 90000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_EQ_U64(clock - explored, 3 * 140000);
+  STC_CHECK(clock - explored <= pol.duel_limit_ns + 140000);
+  STC_CHECK(!r->budget_exhausted);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* The target stops new candidates, not the duel: b starts just before
+   * it (after the reference and a: 1.3 ms), and the duel runs past it, up
+   * to its own limit. */
+  unbounded_policy(&pol);
+  pol.target_ns = 200000 + 50000 + 7 * 150000 + 1;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 64, 51000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK(explored > pol.target_ns);
+  STC_CHECK_EQ_U64(clock - explored, 7 * pair);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+  pol.duel_limit_ns = 5 * pair;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 51000, 64, 51000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_EQ_U64(clock - explored, 5 * pair);
+  STC_CHECK(clock <= explored + pol.duel_limit_ns);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+}
+
+STC_TEST(economics_duel_off_in_the_seed_policy) {
+  /* The overturn scenario under the seed's rules: no duel, each candidate
+   * its 2 warm-ups and 7 pairs, the exploration's pick; the same policy
+   * with duel_pairs set duels (the field, not the rest, decides). */
+  stc_tuner_policy pol;
+  stc_tuner_policy_init_seed(&pol);
+  fake f;
+  stc_decision d;
+  stc_tune_report *r;
+  uint64_t clock;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 50400, 9, 45000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK_EQ_U64(f.measures[1], 9);
+  STC_CHECK_EQ_U64(f.measures[2], 9);
+  for (size_t i = 0; r && i < r->num_candidates; i++)
+    STC_CHECK(strstr(r->candidates[i].note, "duel") == NULL);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+  pol.duel_pairs = 7;
+  STC_CHECK_EQ_INT(duel_select(&pol, 50000, 50400, 9, 45000, &f, &d, &r, &clock),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK_EQ_U64(f.measures[1], 9 + 7);
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+}
+
+STC_TEST(economics_duel_finalist_that_fails_loses) {
+  /* a 50 us, b 51 us (a duel that would keep a). A finalist whose run
+   * fails in the duel loses it, as it would lose in exploration: when a
+   * fails, b wins; when b fails, a stays. Neither is an error. */
+  for (size_t failing = 1; failing <= 2; failing++) {
+    stc_tuner_policy pol;
+    unbounded_policy(&pol);
+    stc_tuner *t = new_tuner(&pol, NULL);
+    stc_candidate c[3];
+    make_candidates(c, 3);
+    uint64_t times[FAKE_MAX] = {100000, 50000, 51000};
+    fake f;
+    fake_init(&f, 3, times);
+    f.measure_status[failing] = STC_ERR_REJECTED;
+    f.measure_ok[failing] = 8 + 2; /* exploration, then 2 duel runs */
+    stc_problem p = make_problem("duel-fail");
+    stc_decision d;
+    STC_CHECK_EQ_INT(select0(t, &p, c, 3, &f, &d), STC_OK);
+    STC_CHECK_STR_EQ(d.name, failing == 1 ? "b" : "a");
+    STC_CHECK(fabs(d.ratio - (failing == 1 ? 0.51 : 0.5)) < 1e-12);
+    stc_tune_report *r;
+    size_t n;
+    STC_CHECK_EQ_INT(stc_tuner_reports(t, &r, &n), STC_OK);
+    STC_CHECK_EQ_U64(n, 1);
+    STC_CHECK_CONTAINS(report_of_name(&r[0], "a")->note,
+                       failing == 1 ? "duel a vs b: a failed after 2 pair(s) (injected"
+                                    : "duel a vs b: b failed after 2 pair(s) (injected");
+    STC_CHECK_CONTAINS(report_of_name(&r[0], "b")->note,
+                       failing == 1 ? "; b wins" : "; a wins");
+    STC_CHECK_EQ_U64(r[0].trials, total_measures(&f) + 3);
+    stc_tune_reports_free(r, n);
+    stc_decision_clear(&d);
+    stc_tuner_destroy(t);
+  }
+}
+
+STC_TEST(economics_duel_never_changes_the_winner_on_stable_timings) {
+  /* On stable timings a candidate's ratio to the reference is exact, so
+   * the duel's head-to-head ratio agrees with the ratios and the tie rule
+   * is the exploration's (min_improvement, earlier first): with or without
+   * the duel the same candidate wins, with the same ratio. */
+  unsigned state = 99;
+  size_t duels = 0;
+  for (int round = 0; round < 1000; round++) {
+    uint64_t times[FAKE_MAX];
+    stc_candidate c[FAKE_MAX];
+    size_t reference, order[FAKE_MAX], order_count;
+    size_t count = random_script(&state, times, c, &reference, order,
+                                 &order_count);
+    stc_tuner_policy on;
+    unbounded_policy(&on);
+    on.duel_margin = 1.0 + (double)(rand_r(&state) % 4) * 0.1;
+    on.early_rejection = rand_r(&state) % 2;
+    stc_tuner_policy off = on;
+    off.duel_pairs = 0;
+    stc_tuner *t_on = new_tuner(&on, NULL), *t_off = new_tuner(&off, NULL);
+    fake f_on, f_off;
+    fake_init(&f_on, count, times);
+    fake_init(&f_off, count, times);
+    stc_trial_runner r_on = runner_of(&f_on), r_off = runner_of(&f_off);
+    stc_problem p = make_problem("w");
+    stc_decision d_on, d_off;
+    STC_CHECK_EQ_INT(select_in_order(t_on, &p, c, count, reference, order,
+                                     order_count, &r_on, &d_on, NULL),
+                     STC_OK);
+    STC_CHECK_EQ_INT(select_in_order(t_off, &p, c, count, reference, order,
+                                     order_count, &r_off, &d_off, NULL),
+                     STC_OK);
+    STC_CHECK_EQ_U64(d_on.index, d_off.index);
+    STC_CHECK(d_on.ratio == d_off.ratio);
+    duels += total_measures(&f_on) > total_measures(&f_off);
+    stc_decision_clear(&d_on);
+    stc_decision_clear(&d_off);
+    stc_tuner_destroy(t_on);
+    stc_tuner_destroy(t_off);
+  }
+  /* The property was exercised. */
+  fprintf(stderr, "stable timings: %zu of 1000 tunes held a duel\n", duels);
+  STC_CHECK(duels > 100);
+}
