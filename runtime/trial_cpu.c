@@ -378,23 +378,28 @@ bool stc_rt__contended(uint64_t wait_ns, uint64_t run_ns) {
 /* Restores one buffer set from the caller's data and runs variant on it;
  * only the call itself is inside the timed interval. False (nothing ran)
  * without memory for the buffers. */
-/* OpenBLAS's idle workers spin for a while after each call (runtime/blas.c
- * caps it at 2^22 cycles, under 3 ms at >= 1.5 GHz). A candidate timed in that
- * window shares the cores with them: on 2 cores an OpenMP variant timed right
- * after matmul_blas ran at half speed and lost. So a candidate (not the
- * reference, which the pairs alternate with BLAS: pausing there would let the
- * workers sleep and charge BLAS a wake-up per pair) waits until the window
- * since the last BLAS run has passed: a few ms per switch of candidate. */
+/* Thread pools spin for a while after each call: OpenBLAS's idle workers
+ * (runtime/blas.c caps it at 2^22 cycles, under 3 ms at >= 1.5 GHz) and
+ * libomp's (KMP_BLOCKTIME, capped at 1 ms by rt.c). A candidate timed in
+ * that window shares the cores with them: on 2 cores an OpenMP variant
+ * timed right after matmul_blas ran at half speed and lost. So a candidate
+ * (not the reference, which the pairs alternate with BLAS: pausing there
+ * would let the workers sleep and charge BLAS a wake-up per pair) waits
+ * until the window since the last run of the OTHER pool's variant has
+ * passed: a non-BLAS candidate after BLAS, a BLAS candidate after a
+ * variant that starts an OpenMP team (the final duel times the two head to
+ * head, each right after the other). A few ms per switch of candidate. */
 #define STC_BLAS_SPIN_WINDOW_NS 3000000u
+#define STC_OMP_SPIN_WINDOW_NS 2000000u
 static _Atomic uint64_t g_blas_run_ended_ns;
+static _Atomic uint64_t g_omp_run_ended_ns;
 
-static void wait_out_blas_spin(void) {
-  uint64_t ended = atomic_load_explicit(&g_blas_run_ended_ns,
-                                        memory_order_relaxed);
+static void wait_out_spin(_Atomic uint64_t *ended_ns, uint64_t window_ns) {
+  uint64_t ended = atomic_load_explicit(ended_ns, memory_order_relaxed);
   uint64_t now = now_ns();
-  if (!ended || now - ended >= STC_BLAS_SPIN_WINDOW_NS)
+  if (!ended || now - ended >= window_ns)
     return;
-  uint64_t left = STC_BLAS_SPIN_WINDOW_NS - (now - ended);
+  uint64_t left = window_ns - (now - ended);
   struct timespec pause = {0, (long)left};
   while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
     ;
@@ -423,8 +428,11 @@ static bool run_on(stc_rt__trial *t, size_t variant, bool reference_set,
         reference_set ? w->reference_descriptor : w->scratch_descriptor;
   }
   bool blas = t->site->variants[variant].eligibility == STC_RT_ELIGIBLE_BLAS;
-  if (ns && !blas && variant != t->site->reference)
-    wait_out_blas_spin();
+  bool omp = !blas && (t->site->variants[variant].flags &
+                       STC_RT_VARIANT_STARTS_THREADS);
+  if (ns && variant != t->site->reference)
+    wait_out_spin(blas ? &g_omp_run_ended_ns : &g_blas_run_ended_ns,
+                  blas ? STC_OMP_SPIN_WINDOW_NS : STC_BLAS_SPIN_WINDOW_NS);
   uint64_t wait_before = 0, wait_after = 0;
   bool wait_known = waited && g_cpu_wait(&wait_before);
   uint64_t start = g_run_clock();
@@ -437,8 +445,9 @@ static bool run_on(stc_rt__trial *t, size_t variant, bool reference_set,
               : wait_after > wait_before ? wait_after - wait_before
                                          : 0;
   }
-  if (blas)
-    atomic_store_explicit(&g_blas_run_ended_ns, end, memory_order_relaxed);
+  if (blas || omp)
+    atomic_store_explicit(blas ? &g_blas_run_ended_ns : &g_omp_run_ended_ns,
+                          end, memory_order_relaxed);
   if (ns)
     *ns = end - start;
   return true;

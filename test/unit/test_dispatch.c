@@ -2527,3 +2527,44 @@ STC_TEST_THREADED(concurrent_calls_through_a_rented_winner_all_correct) {
   stc_rt__set_rent_clock(NULL);
   stc_rt__dispatch_reset();
 }
+
+/* ---- the trial runner and the thread pools' idle spin ---- */
+
+static uint64_t wall_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds one trial measurement of variant took, waits included. */
+static uint64_t measure_wall(stc_rt__trial *trial, size_t variant) {
+  uint64_t ns = 0, start = wall_ns();
+  if (stc_rt__trial_measure(trial, variant, &ns) != STC_OK)
+    return 0;
+  return wall_ns() - start;
+}
+
+/* A BLAS candidate timed right after a variant that starts an OpenMP team
+ * waits out libomp's spin (2 ms), and a candidate right after BLAS waits
+ * out OpenBLAS's (3 ms): the final duel times the two back to back, and
+ * the spinning workers of one took a core from the other. */
+STC_TEST(trial_runner_waits_out_the_other_thread_pools_spin) {
+  fake_blas_dir d;
+  STC_CHECK(fake_blas_dir_make(&d, "spin-wait"));
+  use_fake_blas(d.lib);
+  problem p;
+  problem_init(&p, 8, 0, 0, 23);
+  void *desc[3] = {&p.ma, &p.mb, &p.mc};
+  char message[256];
+  stc_rt__trial *trial = NULL;
+  STC_CHECK(stc_rt__trial_create(&g_threads_site, desc, &trial, message,
+                                 sizeof message) == STC_OK);
+  STC_CHECK(measure_wall(trial, BLAS) > 0); /* loads the library */
+  STC_CHECK(measure_wall(trial, FAST) >= 2900000u); /* after BLAS */
+  STC_CHECK(measure_wall(trial, BLAS) >= 1900000u); /* after OpenMP */
+  stc_rt__trial_destroy(trial);
+  problem_free(&p);
+  unsetenv("STC_BLAS_LIBRARY");
+  setenv("STC_BLAS", "off", 1);
+  stc_rt__blas_reset();
+}
