@@ -508,11 +508,15 @@ def link(obj, exe, rt=None, log=None):
         f.write(MAIN_C)
     rt = rt or rt_library()
     rt_dir = os.path.dirname(os.path.abspath(rt))
+    # The start-up stub beside libstc_rt.so (runtime/aot_boot.c: loads
+    # libstc_rt and libomp on first use), not with another runtime.
+    boot = os.path.join(rt_dir, "libstc_rt_aot.a")
+    boot = [boot] if os.path.basename(rt) == "libstc_rt.so" and os.path.exists(boot) else []
     # The order of test/e2e/aot-build.sh (docs/aot.md, "Start-up cost").
     _run_checked(["cc", "-O1", "-o", exe, exe + ".main.c", obj,
                   "-Wl,--as-needed", "-L" + LLVM_LIB, "-lmlir_c_runner_utils",
                   "-lmlir_runner_utils", "-Wl,--no-as-needed", "-lm", "-lc",
-                  "-Wl,--as-needed", rt, "-lomp", "-Wl,--no-as-needed", "-lpthread",
+                  "-Wl,--as-needed"] + boot + [rt, "-lomp", "-ldl", "-Wl,--no-as-needed", "-lpthread",
                   "-Wl,-rpath," + rt_dir, "-Wl,-rpath," + LLVM_LIB], log)
 
 
