@@ -21,6 +21,7 @@ cc, objcopy; LLVM libraries from STC_LLVM_LIB (default /usr/lib/llvm-22/lib).
 import math
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -551,8 +552,9 @@ def _last_error(text):
 
 
 class Run:
-    def __init__(self, rc, out, err, wall):
+    def __init__(self, rc, out, err, wall, cpu=None):
         self.rc, self.out, self.err, self.wall = rc, out, err, wall
+        self.cpu = cpu  # user + system seconds of the process (and its children)
         self.reports = parse_reports(err)
 
     def steady(self):
@@ -587,14 +589,20 @@ def run(exe, env_extra=None, steady=False, cache=None, timeout=1800):
     if steady:
         env["STC_BENCH_STEADY"] = "1"
     env.update(env_extra or {})
-    t0 = time.time()
+    # CPU: the growth of this process's waited-for children's user + system
+    # time (runs are sequential, so it is exactly this child's).
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
     try:
         p = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         rc, out, err = 124, (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), \
             (e.stderr or b"").decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
-    return Run(rc, out, err, time.time() - t0)
+    wall = time.perf_counter() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    return Run(rc, out, err, wall, cpu)
 
 
 def forced_variant_times(exe, env=None, min_time=0.3, limit=64, expect=None):
