@@ -21,6 +21,7 @@ cc, objcopy; LLVM libraries from STC_LLVM_LIB (default /usr/lib/llvm-22/lib).
 import math
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -508,11 +509,15 @@ def link(obj, exe, rt=None, log=None):
         f.write(MAIN_C)
     rt = rt or rt_library()
     rt_dir = os.path.dirname(os.path.abspath(rt))
+    # The start-up stub beside libstc_rt.so (runtime/aot_boot.c: loads
+    # libstc_rt and libomp on first use), not with another runtime.
+    boot = os.path.join(rt_dir, "libstc_rt_aot.a")
+    boot = [boot] if os.path.basename(rt) == "libstc_rt.so" and os.path.exists(boot) else []
     # The order of test/e2e/aot-build.sh (docs/aot.md, "Start-up cost").
     _run_checked(["cc", "-O1", "-o", exe, exe + ".main.c", obj,
                   "-Wl,--as-needed", "-L" + LLVM_LIB, "-lmlir_c_runner_utils",
                   "-lmlir_runner_utils", "-Wl,--no-as-needed", "-lm", "-lc",
-                  "-Wl,--as-needed", rt, "-lomp", "-Wl,--no-as-needed", "-lpthread",
+                  "-Wl,--as-needed"] + boot + [rt, "-lomp", "-ldl", "-Wl,--no-as-needed", "-lpthread",
                   "-Wl,-rpath," + rt_dir, "-Wl,-rpath," + LLVM_LIB], log)
 
 
@@ -547,8 +552,9 @@ def _last_error(text):
 
 
 class Run:
-    def __init__(self, rc, out, err, wall):
+    def __init__(self, rc, out, err, wall, cpu=None):
         self.rc, self.out, self.err, self.wall = rc, out, err, wall
+        self.cpu = cpu  # user + system seconds of the process (and its children)
         self.reports = parse_reports(err)
 
     def steady(self):
@@ -583,14 +589,20 @@ def run(exe, env_extra=None, steady=False, cache=None, timeout=1800):
     if steady:
         env["STC_BENCH_STEADY"] = "1"
     env.update(env_extra or {})
-    t0 = time.time()
+    # CPU: the growth of this process's waited-for children's user + system
+    # time (runs are sequential, so it is exactly this child's).
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
     try:
         p = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         rc, out, err = 124, (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), \
             (e.stderr or b"").decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
-    return Run(rc, out, err, time.time() - t0)
+    wall = time.perf_counter() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    return Run(rc, out, err, wall, cpu)
 
 
 def forced_variant_times(exe, env=None, min_time=0.3, limit=64, expect=None):

@@ -19,7 +19,10 @@
 #      installed stc's find_package(stc)), libm and pthreads, plus
 #      libomp (the CPU lowering turns parallel schedules into OpenMP) and
 #      MLIR's runner-utils libraries, needed only because the examples print
-#      with printMemrefF32.
+#      with printMemrefF32. With the in-tree runtime (or an installed
+#      libstc_rt.so with libstc_rt_aot.a beside it) the start-up stub
+#      libstc_rt_aot.a goes first and loads libstc_rt and libomp on first
+#      use (runtime/aot_boot.c).
 # Variables: STC_OPT_EXECUTABLE (default: the in-tree stc-opt target, else
 #      stc::opt from find_package(stc), else stc-opt on PATH), STC_RT_LIBRARY, STC_LLVM_LIBRARY_DIR (default
 #      /usr/lib/llvm-22/lib), CMAKE_OBJCOPY.
@@ -85,12 +88,24 @@ function(stc_add_aot_executable name)
   add_executable(${name} "${main_c}" "${obj}")
   set_source_files_properties("${obj}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
 
+  # boot: the start-up stub (runtime/aot_boot.c) that loads libstc_rt.so and
+  # libomp on first use, linked ahead of them where the runtime is the
+  # in-tree one or an installed libstc_rt.so with libstc_rt_aot.a beside it.
+  set(boot "")
   if(AOT_RUNTIME)
     set(rt "${AOT_RUNTIME}")
   elseif(TARGET stc_rt)
     set(rt stc_rt)
+    if(TARGET stc_rt_aot)
+      set(boot stc_rt_aot)
+    endif()
   elseif(STC_RT_LIBRARY)
     set(rt "${STC_RT_LIBRARY}")
+    get_filename_component(_stc_rt_dir "${STC_RT_LIBRARY}" DIRECTORY)
+    get_filename_component(_stc_rt_name "${STC_RT_LIBRARY}" NAME)
+    if(_stc_rt_name STREQUAL "libstc_rt.so" AND EXISTS "${_stc_rt_dir}/libstc_rt_aot.a")
+      set(boot "${_stc_rt_dir}/libstc_rt_aot.a")
+    endif()
   elseif(TARGET stc::rt)
     set(rt stc::rt)
   else()
@@ -117,7 +132,18 @@ function(stc_add_aot_executable name)
   # libraries the runner utils pull in (libMLIR, libLLVM: ~47k) that resolve
   # in libc/libm do not first search libstc_rt and libomp (docs/aot.md,
   # "Start-up cost").
+  # The stub (boot) defines what a tuned object calls of libstc_rt and
+  # libomp, so --as-needed drops both and the stub loads them on first use,
+  # by file name through the executable's RUNPATH (docs/aot.md, "Start-up
+  # cost"); an object that calls more of them still links them.
   target_link_libraries(${name} PRIVATE "-Wl,--as-needed" ${utils} "-Wl,--no-as-needed" m c
-                        "-Wl,--as-needed" ${rt} ${omp} "-Wl,--no-as-needed" Threads::Threads)
-  set_target_properties(${name} PROPERTIES BUILD_RPATH "${STC_LLVM_LIBRARY_DIR}")
+                        "-Wl,--as-needed" ${boot} ${rt} ${omp} ${CMAKE_DL_LIBS}
+                        "-Wl,--no-as-needed" Threads::Threads)
+  set(rpath "${STC_LLVM_LIBRARY_DIR}")
+  if(TARGET stc_rt AND rt STREQUAL "stc_rt")
+    list(APPEND rpath "$<TARGET_FILE_DIR:stc_rt>")
+  elseif(boot)
+    list(APPEND rpath "${_stc_rt_dir}")
+  endif()
+  set_target_properties(${name} PROPERTIES BUILD_RPATH "${rpath}")
 endfunction()

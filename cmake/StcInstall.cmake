@@ -44,6 +44,9 @@ install(TARGETS stc_rt
 install(FILES "$<TARGET_FILE:stc_rt_static>" DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RENAME "${CMAKE_STATIC_LIBRARY_PREFIX}stc_rt${CMAKE_STATIC_LIBRARY_SUFFIX}" COMPONENT runtime)
 install(TARGETS stc_core ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
+# The AOT start-up stub (runtime/aot_boot.c), found beside libstc_rt.so by
+# StcAOT.cmake (STC_RT_LIBRARY) and test/e2e/aot-build.sh.
+install(TARGETS stc_rt_aot ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
 
 # ---- public headers: the runtime's API (stc/rt.h and what it and the
 # other rt_*.h headers include); the core's internals (profile.h, hash.h,

@@ -6,6 +6,7 @@
  * In: $STC_PROFILE_OUT (read on first use), stc_rt_set_profile_out, the
  * merged samples of region_timer.c. Out: profile files, and at exit at most
  * one warning line on stderr when the profile cannot be written. */
+#include "openmp_spin.h"
 #include "rt_internal.h"
 
 #include "stc/profile.h"
@@ -206,16 +207,9 @@ void stc_rt__exit_hook_install(void) {
  * OpenBLAS's workers (2^22 cycles). A user's KMP_BLOCKTIME, or an
  * OMP_WAIT_POLICY (which sets the blocktime itself), wins. Set before
  * libomp reads its environment (its first parallel region, after this
- * constructor); an already started libomp keeps its own. */
-#define STC_KMP_BLOCKTIME "1"
-
-void stc_rt__cap_openmp_spin(void) {
-  const char *own = getenv("KMP_BLOCKTIME");
-  const char *policy = getenv("OMP_WAIT_POLICY");
-  if ((own && *own) || (policy && *policy))
-    return;
-  (void)setenv("KMP_BLOCKTIME", STC_KMP_BLOCKTIME, 1); /* unset or empty */
-}
+ * constructor); an already started libomp keeps its own. The cap itself:
+ * openmp_spin.h (the AOT start-up stub, aot_boot.c, runs it too). */
+void stc_rt__cap_openmp_spin(void) { stc_rt__openmp_spin_cap(); }
 
 __attribute__((constructor)) static void stc_rt_load(void) {
   stc_rt__cap_openmp_spin();

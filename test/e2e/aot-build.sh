@@ -48,9 +48,17 @@ int main(void) {
 }
 MAIN
 rt_dir=$(cd "$(dirname "$rt")" && pwd)
+# The start-up stub (runtime/aot_boot.c) beside libstc_rt.so: it loads
+# libstc_rt and libomp on first use, so --as-needed drops both from the
+# executable's start-up (docs/aot.md, "Start-up cost"). Not with another
+# runtime (--rt=), which the stub would not load.
+boot=()
+if [[ $(basename "$rt") == libstc_rt.so && -r $rt_dir/libstc_rt_aot.a ]]; then
+  boot=("$rt_dir/libstc_rt_aot.a")
+fi
 # Library order: see docs/aot.md, "Start-up cost" (libstc_rt and libomp
 # after libc, so the runner utils' libLLVM lookups skip them).
 cc -O1 -o "$exe" "$exe.main.c" "$exe.o" \
   -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils \
-  -Wl,--no-as-needed -lm -lc -Wl,--as-needed "$rt" -lomp -Wl,--no-as-needed -lpthread \
+  -Wl,--no-as-needed -lm -lc -Wl,--as-needed "${boot[@]}" "$rt" -lomp -ldl -Wl,--no-as-needed -lpthread \
   -Wl,-rpath,"$rt_dir" -Wl,-rpath,"$llvm_lib"
