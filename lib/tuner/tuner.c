@@ -1245,6 +1245,12 @@ static void report_partial(const uint64_t (*pairs)[2], const trial *tr,
   }
 }
 
+/* STC_OK once the duel's text is written, else out of memory. */
+static stc_status duel_said(const duel *d, failure *f) {
+  return d->text ? STC_OK
+                 : fail(f, STC_ERR_NOMEM, "out of memory writing a duel's note");
+}
+
 /* The fewest pairs a duel decides on: a median of three already ignores
  * one outlier either way (a duel_pairs below it needs all of them). */
 #define DUEL_MIN_PAIRS 3u
@@ -1311,7 +1317,7 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
         allowed == p->duel_limit_ns ? "duel limit" : "budget",
         (double)allowed / 1e6, kept);
     d->cut_by_budget = allowed < p->duel_limit_ns;
-    return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+    return duel_said(d, f);
   }
 
   const char *cut = NULL;
@@ -1368,7 +1374,7 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
                               "(%s); %s wins",
                               earlier, later, req->candidates[failed].name, s,
                               f->message, req->candidates[other].name);
-      return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+      return duel_said(d, f);
     }
     pairs[s][0] = earlier_first ? t_first : t_second;
     pairs[s][1] = earlier_first ? t_second : t_first;
@@ -1378,7 +1384,7 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
     d->text = format_string("duel %s vs %s cut by the %s after %zu of %zu "
                             "pairs; %s kept",
                             earlier, later, cut, d->pairs, planned, kept);
-    return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+    return duel_said(d, f);
   }
   double ratio = 0, mad = 0;
   score_verdict verdict = paired_score((const uint64_t(*)[2])pairs, d->pairs,
@@ -1394,7 +1400,7 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
         "%.4f, relative MAD %.3g > %.3g); %s kept",
         earlier, later, d->pairs, taken, later, earlier,
         ratio, mad, p->max_relative_mad, kept);
-    return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+    return duel_said(d, f);
   }
   bool later_wins = ratio * p->min_improvement < 1.0;
   size_t chosen = later_wins ? d->later : d->earlier;
@@ -1408,7 +1414,7 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
       req->candidates[chosen].name,
       chosen != winner ? " (the ratios to the reference had it the other way)"
                        : "");
-  return d->text ? STC_OK : fail(f, STC_ERR_NOMEM, "out of memory");
+  return duel_said(d, f);
 }
 
 /* The exploration order of the candidates other than the reference into
