@@ -70,7 +70,6 @@ import atexit
 import concurrent.futures
 import os
 import re
-import resource
 import shutil
 import statistics
 import sys
@@ -162,13 +161,12 @@ def run_watched(exe, env, cache):
     10 ms ticks, so +-0.1 on a 0.1 s run). The load average says little
     about a tune of 0.1 s; this says whether the cores a parallel candidate
     needs were free while it was timed."""
-    busy0, own0 = machine_busy_s(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy0 = machine_busy_s()
     run = sb.run(exe, env, cache=cache)
-    busy1, own1 = machine_busy_s(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    if busy0 is None or busy1 is None or run.wall <= 0:
+    busy1 = machine_busy_s()
+    if busy0 is None or busy1 is None or run.wall <= 0 or run.cpu is None:
         return run, None
-    own = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
-    return run, max(0.0, busy1 - busy0 - own) / run.wall
+    return run, max(0.0, busy1 - busy0 - run.cpu) / run.wall
 
 
 def cold(path):
