@@ -56,7 +56,7 @@ usage: bench/regret.sh [--quick] [--only REGEX] [--oracle-samples N] [--oracle-r
   --min-time S      seconds of steady-state calls per variant (default 0.3; quick 0.05)
   --jobs N          parallel compiles (default 2)
   --keep DIR        keep programs, executables, build logs and each run's
-                    stderr (NAME.{oracle,pick,noer}.stderr: the reports) in DIR
+                    stderr (NAME.{oracle,pick,noer,sI}.stderr: the reports) in DIR
   --csv FILE        default bench/results/regret.csv (quick: regret-quick.csv)
   --pick-env N=V    an environment variable for the pick, no-early-rejection
                     and stability runs (repeatable; e.g. STC_TUNE_DUEL_PAIRS=0
@@ -141,6 +141,16 @@ def site_report(run):
     """The kernel's report (the site with the most candidates)."""
     reps = [r for r in run.reports if r["candidates"]]
     return max(reps, key=lambda r: len(r["candidates"])) if reps else None
+
+
+def duel_outcome(rep):
+    """What the final duel of a report decided, in a few words (None when no
+    duel was held): the paired ratio, or why it kept the exploration winner."""
+    notes = [c["note"] for c in (rep["candidates"] if rep else []) if "duel " in c["note"]]
+    if not notes:
+        return None
+    m = re.search(r"(duel [^;]*?(?:wins|kept)[^;]*)", notes[0])
+    return m.group(1) if m else notes[0][notes[0].index("duel "):]
 
 
 def machine_busy_s():
@@ -433,8 +443,13 @@ def main():
         for i in range(stability):
             r = sb.run(os.path.join(work, name), dict(pick_env, STC_TUNE_REPORT="1"),
                        cache=cold(os.path.join(work, "%s.s%d" % (name, i))))
+            with open(os.path.join(work, "%s.s%d.stderr" % (name, i)), "w") as f:
+                f.write(r.err)
             rep = site_report(r)
             winners.append(rep["winner"] if rep else "?")
+            duel = duel_outcome(rep)
+            if duel:
+                print("  run %d: %s" % (i + 1, duel))
             times.append(rep["elapsed_ms"] / 1000 if rep and rep["elapsed_ms"] is not None else None)
         top = max(set(winners), key=winners.count)
         print("stability %-16s winners %s  (%d/%d the same; tune_s %s)"

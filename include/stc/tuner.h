@@ -139,6 +139,16 @@ typedef struct stc_tuner_policy {
                                   default 7 [0] */
   double duel_margin;          /* the runner-up's ratio at most this many
                                   times the winner's, default 1.15 (>= 1) */
+  double duel_rematch;         /* with no runner-up within duel_margin, the
+                                  first explored candidate (the most
+                                  promising by the order) is the finalist
+                                  when its ratio is at most this many times
+                                  the winner's (and min_speedup faster than
+                                  the reference): one slowed burst of its
+                                  exploration pairs does not hand the pick
+                                  to a later candidate. Default 2 (a
+                                  two-thread candidate at half speed);
+                                  0 = no rematch, else >= 1 */
   uint64_t duel_limit_ns;      /* the duel starts no pair once it has run
                                   this long, nor past budget_ns; it may run
                                   past target_ns by this much (plus one
@@ -200,7 +210,8 @@ stc_status stc_tuner_policy_validate(const stc_tuner_policy *policy,
  * "early_rejection", "race_pairs", "race_margin", "race_warmup_factor",
  * "race_min_ms",
  * "order", "validate_first", "target_ms", "budget_cut_samples",
- * "noise_retries", "duel_pairs", "duel_margin", "duel_limit_ms",
+ * "noise_retries", "duel_pairs", "duel_margin", "duel_rematch",
+ * "duel_limit_ms",
  * "check_on_call", "check_at_call", "start_cost_ms",
  * "trust_verified",
  * "allow_tf32", "tolerance_tf32", ...).

@@ -1259,7 +1259,10 @@ static stc_status duel_said(const duel *d, failure *f) {
  * the candidate other than the winner with the lowest own ratio, scored or
  * raced out with pairs, itself min_speedup faster than the reference and
  * within duel_margin of the winner's ratio (a tie goes to the earlier
- * explored). Times winner and runner-up head to head, alternating which
+ * explored); failing that, the first explored candidate when it is
+ * measured, min_speedup faster than the reference and within duel_rematch
+ * of the winner (a rematch: a slowdown of its exploration's pairs alone
+ * must not hand the pick to a later one). Times winner and runner-up head to head, alternating which
  * runs first, checking budget_ns and duel_limit_ns between pairs; the
  * pairs it expects not to fit (from the two candidates' median times) are
  * not started, and a duel that cannot take DUEL_MIN_PAIRS is not held (nor
@@ -1269,6 +1272,12 @@ static stc_status duel_said(const duel *d, failure *f) {
  * faster; a stable duel otherwise gives the earlier, a noisy or cut one
  * keeps the exploration's winner, and a finalist whose run fails loses. STC_OK (d says what
  * happened), STC_ERR_DEVICE, or STC_ERR_NOMEM. */
+static stc_status duel_fight(stc_tuner *t, const select_request *req,
+                             exploration *x, const budget_clock *clock,
+                             const standing *own, size_t winner, size_t rival,
+                             const char *title, uint64_t (*pairs)[2],
+                             double *scratch, duel *d, failure *f);
+
 static stc_status run_duel(stc_tuner *t, const select_request *req,
                            exploration *x, const budget_clock *clock,
                            const standing *own, const size_t *report_of,
@@ -1285,12 +1294,53 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
         (own[i].ratio == own[rival].ratio && report_of[i] < report_of[rival]))
       rival = i;
   }
+  /* No runner-up within the margin: the favorite (the first explored, the
+   * most promising by the order) gets a rematch when a later candidate beat
+   * it by at most duel_rematch. */
+  bool rematch = false;
+  if (rival == SIZE_MAX && p->duel_rematch > 0) {
+    size_t favorite = SIZE_MAX;
+    for (size_t i = 0; i < req->count; i++)
+      if (i != req->reference &&
+          (favorite == SIZE_MAX || report_of[i] < report_of[favorite]))
+        favorite = i;
+    rematch = favorite != SIZE_MAX && favorite != x->winner &&
+              x->winner != req->reference && own[favorite].measured &&
+              own[favorite].ratio * p->min_speedup <= 1.0 &&
+              own[favorite].ratio <= x->ratio * p->duel_rematch;
+    if (rematch)
+      rival = favorite;
+  }
   if (rival == SIZE_MAX)
     return STC_OK;
   const size_t winner = x->winner;
   d->held = true;
   d->earlier = report_of[rival] < report_of[winner] ? rival : winner;
   d->later = d->earlier == rival ? winner : rival;
+  char *title =
+      rematch ? format_string("duel %s vs %s (a rematch: %s, explored first, "
+                              "had a ratio %.3gx the winner's)",
+                              req->candidates[d->earlier].name,
+                              req->candidates[d->later].name,
+                              req->candidates[rival].name,
+                              own[rival].ratio / x->ratio)
+              : format_string("duel %s vs %s", req->candidates[d->earlier].name,
+                              req->candidates[d->later].name);
+  if (!title)
+    return fail(f, STC_ERR_NOMEM, "out of memory writing a duel's note");
+  stc_status status = duel_fight(t, req, x, clock, own, winner, rival, title,
+                                 pairs, scratch, d, f);
+  free(title);
+  return status;
+}
+
+/* run_duel's head-to-head part, the finalists and the title chosen. */
+static stc_status duel_fight(stc_tuner *t, const select_request *req,
+                             exploration *x, const budget_clock *clock,
+                             const standing *own, size_t winner, size_t rival,
+                             const char *title, uint64_t (*pairs)[2],
+                             double *scratch, duel *d, failure *f) {
+  const stc_tuner_policy *p = &t->policy;
   const char *earlier = req->candidates[d->earlier].name;
   const char *later = req->candidates[d->later].name;
   const char *kept = req->candidates[winner].name;
@@ -1311,9 +1361,9 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
     planned--; /* odd: the median is one measured pair */
   if (planned < needed) {
     d->text = format_string(
-        "duel %s vs %s not held: %zu pairs (about %.3g ms) do not fit the "
+        "%s not held: %zu pairs (about %.3g ms) do not fit the "
         "%s left (%.3g ms); %s kept",
-        earlier, later, needed, (double)needed * pair_ns / 1e6,
+        title, needed, (double)needed * pair_ns / 1e6,
         allowed == p->duel_limit_ns ? "duel limit" : "budget",
         (double)allowed / 1e6, kept);
     d->cut_by_budget = allowed < p->duel_limit_ns;
@@ -1370,9 +1420,9 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
       size_t other = failed == winner ? rival : winner;
       if (other != winner)
         crown(x, other, &own[other]);
-      d->text = format_string("duel %s vs %s: %s failed after %zu pair(s) "
+      d->text = format_string("%s: %s failed after %zu pair(s) "
                               "(%s); %s wins",
-                              earlier, later, req->candidates[failed].name, s,
+                              title, req->candidates[failed].name, s,
                               f->message, req->candidates[other].name);
       return duel_said(d, f);
     }
@@ -1381,9 +1431,9 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
     d->pairs = s + 1;
   }
   if (d->pairs < needed) {
-    d->text = format_string("duel %s vs %s cut by the %s after %zu of %zu "
+    d->text = format_string("%s cut by the %s after %zu of %zu "
                             "pairs; %s kept",
-                            earlier, later, cut, d->pairs, planned, kept);
+                            title, cut, d->pairs, planned, kept);
     return duel_said(d, f);
   }
   double ratio = 0, mad = 0;
@@ -1396,9 +1446,9 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
              d->pairs, planned);
   if (verdict != SCORE_OK) {
     d->text = format_string(
-        "duel %s vs %s: %zu pairs%s too noisy (paired median ratio %s/%s "
+        "%s: %zu pairs%s too noisy (paired median ratio %s/%s "
         "%.4f, relative MAD %.3g > %.3g); %s kept",
-        earlier, later, d->pairs, taken, later, earlier,
+        title, d->pairs, taken, later, earlier,
         ratio, mad, p->max_relative_mad, kept);
     return duel_said(d, f);
   }
@@ -1407,9 +1457,9 @@ static stc_status run_duel(stc_tuner *t, const select_request *req,
   if (chosen != winner)
     crown(x, chosen, &own[chosen]);
   d->text = format_string(
-      "duel %s vs %s: %zu pairs%s, paired median ratio %s/%s %.4f (relative "
+      "%s: %zu pairs%s, paired median ratio %s/%s %.4f (relative "
       "MAD %.3g): %s %s %.3gx faster, %s wins%s",
-      earlier, later, d->pairs, taken, later, earlier, ratio, mad, later,
+      title, d->pairs, taken, later, earlier, ratio, mad, later,
       later_wins ? "is at least" : "is not", p->min_improvement,
       req->candidates[chosen].name,
       chosen != winner ? " (the ratios to the reference had it the other way)"

@@ -3181,6 +3181,8 @@ STC_TEST(economics_one_slow_run_does_not_stop_a_candidate) {
    * ratio seen, so it is not stopped. "b" sets a bar of 0.5 first. */
   stc_tuner_policy pol;
   unbounded_policy(&pol);
+  pol.duel_rematch = 0; /* b, at 2x a's ratio, would get a rematch: the
+                           runs counted here are exploration's */
   stc_tuner *t = new_tuner(&pol, NULL);
   stc_problem p = make_problem("w");
   stc_candidate c[3];
@@ -3221,6 +3223,7 @@ STC_TEST(economics_slow_first_runs_do_not_lose_the_fastest) {
     stc_tuner_policy pol;
     unbounded_policy(&pol);
     pol.early_rejection = racing;
+    pol.duel_rematch = 0; /* as above: exploration's runs only */
     stc_tuner *t = new_tuner(&pol, NULL);
     fake f;
     fake_init(&f, 3, times);
@@ -3993,6 +3996,11 @@ STC_TEST(economics_duel_policy_fields) {
   STC_CHECK(p.duel_margin == 1.3);
   SET("duel_margin", "1");
   STC_CHECK(p.duel_margin == 1.0);
+  STC_CHECK(p.duel_rematch == 2.0);
+  SET("duel_rematch", "1.5");
+  STC_CHECK(p.duel_rematch == 1.5);
+  SET("duel-rematch", "0");
+  STC_CHECK(p.duel_rematch == 0.0);
   SET("duel_limit_ms", "250");
   STC_CHECK_EQ_U64(p.duel_limit_ns, 250000000ull);
   SET("duel_limit_s", "2");
@@ -4006,6 +4014,8 @@ STC_TEST(economics_duel_policy_fields) {
       {"duel_margin", "0.99"},   {"duel_margin", "nan"},
       {"duel_margin", "inf"},    {"duel_margin", "x"},
       {"duel_limit_ms", "0"},    {"duel_limit_ns", "soon"},
+      {"duel_rematch", "0.5"},   {"duel_rematch", "-1"},
+      {"duel_rematch", "inf"},   {"duel_rematch", "nan"},
   };
   STC_CHECK_EQ_U64(first_accepted(&p, bad, sizeof bad / sizeof bad[0]),
                    sizeof bad / sizeof bad[0]);
@@ -4014,7 +4024,7 @@ STC_TEST(economics_duel_policy_fields) {
   STC_CHECK_EQ_INT(stc_tuner_policy_set(&p, "duel_pairs", "6", &err),
                    STC_ERR_INVALID);
   STC_CHECK_CONTAINS(err.message, "duel_pairs must be 0 (no duel) or odd");
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     stc_tuner_policy q;
     stc_tuner_policy_init(&q);
     switch (i) {
@@ -4022,6 +4032,7 @@ STC_TEST(economics_duel_policy_fields) {
     case 1: q.duel_margin = 0.5; break;
     case 2: q.duel_margin = INFINITY; break;
     case 3: q.duel_limit_ns = 0; break;
+    case 4: q.duel_rematch = 0.99; break;
     }
     stc_error_clear(&err);
     STC_CHECK_EQ_INT(stc_tuner_policy_validate(&q, &err), STC_ERR_INVALID);
@@ -4215,6 +4226,107 @@ STC_TEST(economics_duel_only_within_the_margin) {
   STC_CHECK(no_duel_noted(r));
   stc_tune_reports_free(r, 1);
   stc_decision_clear(&d);
+}
+
+/* One select of ref, a, b (explored in that order) where a's first
+ * a_explore_calls runs take a_explore ns and its later ones a_later, and b
+ * always takes b_ns (the reference 100 us). */
+static stc_status rematch_select(const stc_tuner_policy *pol,
+                                 uint64_t a_explore, size_t a_explore_calls,
+                                 uint64_t a_later, uint64_t b_ns, fake *f,
+                                 stc_decision *d, stc_tune_report **report) {
+  uint64_t script[64];
+  for (size_t i = 0; i < 64; i++)
+    script[i] = i < a_explore_calls ? a_explore : a_later;
+  uint64_t times[FAKE_MAX] = {100000, 0, b_ns};
+  stc_candidate c[3];
+  make_candidates(c, 3);
+  stc_tuner *t = new_tuner(pol, NULL);
+  if (!t)
+    return STC_ERR_INVALID;
+  fake_init(f, 3, times);
+  f->script[1] = script;
+  f->script_len[1] = 64;
+  stc_problem p = make_problem("rematch");
+  stc_status status = select0(t, &p, c, 3, f, d);
+  f->script[1] = NULL; /* the script dies here */
+  *report = NULL;
+  size_t n = 0;
+  if (status == STC_OK && stc_tuner_reports(t, report, &n) == STC_OK && n > 1) {
+    stc_tune_reports_free(*report, n);
+    *report = NULL;
+  }
+  stc_tuner_destroy(t);
+  return status;
+}
+
+STC_TEST(economics_duel_rematches_the_favorite_a_slowed_burst_lost) {
+  /* What bench/regret.sh's stability runs saw: "a" (matmul_blas, explored
+   * first) ran its 8 exploration runs at half speed (90 us, ratio 0.9)
+   * and "b" (the OpenMP variant, 50 us, 0.5) won by 1.8x, outside
+   * duel_margin, so no duel was held. Head to head a runs at its real
+   * 45 us: the rematch gives a (b/a 1.11), with a's own ratio. */
+  stc_tuner_policy pol;
+  unbounded_policy(&pol);
+  fake f;
+  stc_decision d;
+  stc_tune_report *r;
+  STC_CHECK_EQ_INT(rematch_select(&pol, 90000, 8, 45000, 50000, &f, &d, &r),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "a");
+  STC_CHECK(fabs(d.ratio - 0.9) < 1e-12);
+  STC_CHECK_EQ_U64(f.measures[1], 8 + 7);
+  STC_CHECK_EQ_U64(f.measures[2], 8 + 7);
+  STC_CHECK(r != NULL);
+  if (r) {
+    STC_CHECK_CONTAINS(report_of_name(r, "a")->note,
+                       "duel a vs b (a rematch: a, explored first, had a "
+                       "ratio 1.8x the winner's): 7 pairs, paired median "
+                       "ratio b/a 1.1111 (relative MAD 0): b is not 1.03x "
+                       "faster, a wins (the ratios to the reference had it "
+                       "the other way)");
+    stc_tune_reports_free(r, 1);
+  }
+  stc_decision_clear(&d);
+
+  /* No rematch (duel_rematch=0, or the seed policy's no duel): b stays. */
+  pol.duel_rematch = 0;
+  STC_CHECK_EQ_INT(rematch_select(&pol, 90000, 8, 45000, 50000, &f, &d, &r),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK_EQ_U64(f.measures[1], 8);
+  STC_CHECK(no_duel_noted(r));
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* A favorite that really is slower loses the rematch too: b keeps the
+   * pick (b/a 0.56). */
+  pol.duel_rematch = 2.0;
+  STC_CHECK_EQ_INT(rematch_select(&pol, 90000, 8, 90000, 50000, &f, &d, &r),
+                   STC_OK);
+  STC_CHECK_STR_EQ(d.name, "b");
+  STC_CHECK(fabs(d.ratio - 0.5) < 1e-12);
+  STC_CHECK_CONTAINS(report_of_name(r, "b")->note,
+                     "(a rematch: a, explored first, had a ratio 1.8x the "
+                     "winner's): 7 pairs, paired median ratio b/a 0.5556 "
+                     "(relative MAD 0): b is at least 1.03x faster, b wins");
+  stc_tune_reports_free(r, 1);
+  stc_decision_clear(&d);
+
+  /* Beyond duel_rematch (a at 2.2x b's ratio) there is no rematch; nor
+   * when the favorite is not min_speedup faster than the reference (0.97),
+   * nor when the winner is the favorite itself. */
+  const uint64_t no_rematch[][2] = {{110000, 50000}, {97000, 40000},
+                                    {40000, 50000}};
+  for (size_t i = 0; i < 3; i++) {
+    STC_CHECK_EQ_INT(rematch_select(&pol, no_rematch[i][0], 64, no_rematch[i][0],
+                                    no_rematch[i][1], &f, &d, &r),
+                     STC_OK);
+    STC_CHECK_STR_EQ(d.name, i == 2 ? "a" : "b");
+    STC_CHECK(no_duel_noted(r));
+    stc_tune_reports_free(r, 1);
+    stc_decision_clear(&d);
+  }
 }
 
 STC_TEST(economics_duel_respects_the_budget_the_target_and_its_limit) {
