@@ -23,7 +23,7 @@ AOT builds (the steps of test/e2e/aot-build.sh):
            default lowering and BLAS; run from a cold cache
 whole_s: median wall time of --whole-runs processes of the plain program
 per configuration, measured in rounds that run every configuration once
-(default, cold, warm, vendor, the order rotating each round) after an
+(default, cold, warm, vendor, in an order shuffled each round) after an
 untimed round 0 that fills the warm cache and keeps the tuning reports;
 the timed processes run without STC_TUNE_REPORT, as deployed; each cold
 run gets its own fresh cache. Beside it the CPU time (user + sys) median;
@@ -49,6 +49,7 @@ import argparse
 import atexit
 import glob
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -189,11 +190,19 @@ def main():
         # keeps the tuning reports (STC_TUNE_REPORT=1, --keep); rounds
         # 1..whole_runs are timed, without reports (a deployed process
         # prints none), each running every configuration once, in an order
-        # that rotates from round to round, so that load drifts and
-        # position effects fall on all configurations alike.
+        # shuffled from round to round (seeded: reruns repeat it), so that
+        # load drifts and position effects fall on all configurations
+        # alike. Not a rotation: a rotating cycle gives each configuration
+        # the same predecessor in 3 rounds of 4 - warm always ran right
+        # after a cold (tuning, cache-writing) process, default after the
+        # vendor one - and its ratio swung 0.95-1.08 between full runs.
         whole = {cfg: [] for cfg in CONFIGS}
+        by_round = {}
+        shuffle = random.Random(9)
         for rnd in range(whole_runs + 1):
-            order = CONFIGS if rnd == 0 else CONFIGS[rnd % len(CONFIGS):] + CONFIGS[:rnd % len(CONFIGS)]
+            order = list(CONFIGS)
+            if rnd > 0:
+                shuffle.shuffle(order)
             for cfg in order:
                 cache = os.path.join(work, "%s.%s.cache%d" % (base, cfg, rnd))
                 if cfg == "warm":
@@ -202,6 +211,7 @@ def main():
                 check_whole(r, cfg)
                 if rnd > 0 and r.rc == 0:
                     whole[cfg].append((r.wall, r.cpu))
+                    by_round.setdefault(rnd, {})[cfg] = r.wall
                 if rnd > 0 and cfg != "warm" and not a.keep:
                     shutil.rmtree(cache, True)
         fig = {}
@@ -217,6 +227,18 @@ def main():
             w = whole[cfg]
             fig[cfg] = (statistics.median(x[0] for x in w) if w else None, sb.median(steady),
                         statistics.median(x[1] for x in w) if w else None)
+
+        # Per round warm / default wall (the two ran within a second of each
+        # other): the median and quartiles say how far the whole-process
+        # ratio is from 1 against the spread of the rounds.
+        paired = sorted(t["warm"] / t["default"] for t in by_round.values()
+                        if "warm" in t and "default" in t and t["default"] > 0)
+        if paired:
+            q = statistics.quantiles(paired, n=4) if len(paired) > 1 else [paired[0]] * 3
+            paired_text = "warm/def per round: median %.3f, quartiles %.3f-%.3f, %d of %d below 1" % (
+                q[1], q[0], q[2], sum(x < 1 for x in paired), len(paired))
+        else:
+            q, paired_text = None, "warm/def per round: -"
 
         def whole_ratio(cfg, k):
             a_, b_ = fig[cfg][k], fig["default"][k]
@@ -236,19 +258,24 @@ def main():
                  sb.fmt(sp("cold"), "%.2fx"), sb.fmt(sp("warm"), "%.2fx"), sb.fmt(sp("vendor"), "%.2fx"),
                  sb.fmt(whole_ratio("warm", 0), "%.3f"), sb.fmt(whole_ratio("warm", 2), "%.3f"),
                  chk), flush=True)
+        print("             %s" % paired_text, flush=True)
         rows.append([base, sites] + [v for cfg in CONFIGS for v in fig[cfg][:2]]
                     + [sp("cold"), sp("warm"), sp("vendor"), chk]
-                    + [fig[cfg][2] for cfg in CONFIGS] + [whole_runs])
+                    + [fig[cfg][2] for cfg in CONFIGS] + [whole_runs]
+                    + ([q[1], q[0], q[2]] if q else [None] * 3))
         result.append("%s_warm_speedup=%s" % (base, sb.fmt(sp("warm"), "%.2f")))
         result.append("%s_warm_whole_over_default=%s" % (base, sb.fmt(whole_ratio("warm", 0), "%.2f")))
         result.append("%s_warm_whole_cpu_over_default=%s" % (base, sb.fmt(whole_ratio("warm", 2), "%.2f")))
+        result.append("%s_warm_whole_paired=%s" % (base, sb.fmt(q[1] if q else None, "%.3f")))
     # The first 14 columns as before; the whole-process CPU medians and the
     # number of timed rounds after them.
     sb.write_csv(csv, ["example", "sites", "default_whole_s", "default_steady_ms", "cold_whole_s",
                        "cold_steady_ms", "warm_whole_s", "warm_steady_ms", "vendor_whole_s",
                        "vendor_steady_ms", "steady_speedup_cold", "steady_speedup_warm",
                        "steady_speedup_vendor", "check", "default_whole_cpu_s", "cold_whole_cpu_s",
-                       "warm_whole_cpu_s", "vendor_whole_cpu_s", "whole_rounds"], rows)
+                       "warm_whole_cpu_s", "vendor_whole_cpu_s", "whole_rounds",
+                       "warm_over_default_paired_median", "warm_over_default_paired_q1",
+                       "warm_over_default_paired_q3"], rows)
     print("(whole_s: median wall time of a process that runs the model once, over %d interleaved "
           "rounds; steady_ms: model time per iteration after the first call; warm/def wall and cpu: "
           "whole-process warm over default, wall and user+sys medians; %.0f s in all; CSV %s)"
