@@ -75,9 +75,6 @@ const char *stc_rt__element_name(uint32_t element) {
   return element < sizeof names / sizeof *names ? names[element] : "?";
 }
 
-/* Scratch copies are placed within a page of this size (scratch_placement). */
-#define STC_SCRATCH_PAGE ((size_t)4096)
-
 /* The descriptor view of the words: allocated, aligned, offset, sizes[rank],
  * strides[rank]. */
 typedef struct view {
@@ -106,11 +103,8 @@ typedef struct written_arg {
   uint64_t elements;  /* addressed elements (product of sizes) */
   int64_t span_first; /* caller element index of the span's first element */
   size_t span_bytes;  /* 0 for an empty memref */
-  void *scratch;      /* span_bytes each, 64-byte aligned, at page_offset
-                         in a page (scratch_placement); allocated on */
+  void *scratch;      /* span_bytes each, 64-byte aligned; allocated on */
   void *reference;    /* first use (a cached decision may run nothing) */
-  void *scratch_block, *reference_block; /* what was allocated (freed) */
-  size_t page_offset;
   int64_t *scratch_descriptor; /* caller's descriptor re-pointed */
   int64_t *reference_descriptor;
 } written_arg;
@@ -203,7 +197,7 @@ static stc_status written_init(written_arg *w, size_t index,
   if (__builtin_add_overflow(v.offset, lo, &w->span_first) ||
       __builtin_mul_overflow(span_elements, (uint64_t)w->element_size,
                              &bytes) ||
-      bytes > SIZE_MAX - STC_SCRATCH_PAGE) {
+      bytes > SIZE_MAX - 64) {
     snprintf(message, message_size, "argument %zu: span too large", index);
     return STC_ERR_INVALID;
   }
@@ -219,8 +213,8 @@ nomem:
 }
 
 static void written_free(written_arg *w) {
-  free(w->scratch_block);
-  free(w->reference_block);
+  free(w->scratch);
+  free(w->reference);
   free(w->scratch_descriptor);
   free(w->reference_descriptor);
 }
@@ -233,54 +227,6 @@ void stc_rt__trial_destroy(stc_rt__trial *trial) {
   free(trial->clean_ns);
   stc_rt__gpu_trial_destroy(trial->gpu);
   free(trial);
-}
-
-/* Where in a page each written argument's scratch and reference copies
- * start. Generated code slows down when an output starts at the same
- * offset in a page as an input (4K aliasing: the core mistakes the loads
- * of one for stores to the other): bench's 1024^3 reference (the default
- * lowering, one thread) took 20.4 ms with A, B and C all 64 bytes into a
- * page and 14.5-16.2 ms with C at 576, 1088, 2112 or 3136, the OpenMP
- * reg8x32 variant 10.2 against 7.1-8.2 ms; OpenBLAS, which packs its
- * operands, 9.6-10.2 either way. A large malloc is a fresh mapping, 16
- * bytes into a page, and the lowering aligns it to 64: a program's first
- * call has its large buffers at one offset, the later calls' outputs come
- * from the heap at others. Scratch copies at posix_memalign's 64 sat at the
- * inputs' offset, so trials timed every generated variant aliased (and
- * ranked OpenBLAS first) where the program's loop ran reg8x32 1.25x faster.
- * Each copy starts at the 64-byte multiple farthest (around the page) from
- * the start of every input and of the copies placed before it. */
-static void scratch_placement(stc_rt__trial *t) {
-  size_t taken[2 * STC_RT_MAX_SITE_ARGS];
-  size_t count = 0;
-  for (size_t i = 0; i < t->site->num_args; i++) {
-    if (t->site->args[i].role != STC_RT_ARG_INPUT || !t->caller[i])
-      continue;
-    view v = view_of(t->caller[i], t->site->args[i].rank);
-    size_t size = stc_rt__element_size(t->site->args[i].element);
-    taken[count++] = (size_t)((uintptr_t)v.aligned +
-                              (uintptr_t)(v.offset * (int64_t)size)) &
-                     (STC_SCRATCH_PAGE - 1);
-  }
-  for (size_t k = 0; k < t->num_written; k++) {
-    size_t best = 0, best_gap = 0;
-    for (size_t at = 0; at < STC_SCRATCH_PAGE; at += 64) {
-      size_t gap = STC_SCRATCH_PAGE;
-      for (size_t j = 0; j < count; j++) {
-        size_t d = at > taken[j] ? at - taken[j] : taken[j] - at;
-        if (STC_SCRATCH_PAGE - d < d)
-          d = STC_SCRATCH_PAGE - d;
-        if (d < gap)
-          gap = d;
-      }
-      if (gap > best_gap) {
-        best_gap = gap;
-        best = at;
-      }
-    }
-    t->written[k].page_offset = best;
-    taken[count++] = best;
-  }
 }
 
 stc_status stc_rt__trial_create(const stc_rt_site *site,
@@ -322,26 +268,22 @@ stc_status stc_rt__trial_create(const stc_rt_site *site,
       return status;
     }
   }
-  scratch_placement(t);
   *out = t;
   return STC_OK;
 }
 
-/* Allocates w's scratch or reference buffer on first use, at w's page
- * offset, and points its descriptor there; false without memory. */
+/* Allocates w's scratch or reference buffer on first use and points its
+ * descriptor there; false without memory. */
 static bool buffer_ready(written_arg *w, bool reference_set) {
   void **buffer = reference_set ? &w->reference : &w->scratch;
-  void **block = reference_set ? &w->reference_block : &w->scratch_block;
   int64_t *descriptor =
       reference_set ? w->reference_descriptor : w->scratch_descriptor;
   if (*buffer || w->span_bytes == 0)
     return true;
-  if (posix_memalign(block, STC_SCRATCH_PAGE,
-                     w->span_bytes + w->page_offset) != 0) {
-    *block = NULL;
+  if (posix_memalign(buffer, 64, w->span_bytes) != 0) {
+    *buffer = NULL;
     return false;
   }
-  *buffer = (char *)*block + w->page_offset;
   memcpy(&descriptor[0], buffer, sizeof(void *));
   memcpy(&descriptor[1], buffer, sizeof(void *));
   return true;

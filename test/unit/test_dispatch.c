@@ -52,13 +52,9 @@ enum { REFERENCE, SLOW, WRONG, BLAS, FAST, NUM_VARIANTS };
 static atomic_int g_calls[NUM_VARIANTS];
 static atomic_int g_fast_repeats = 1;
 
-/* Where each variant's last run wrote C (its first element). */
-static float *_Atomic g_last_c[NUM_VARIANTS];
-
 static void matmul(int variant, int repeats, const memref2 *a,
                    const memref2 *b, memref2 *c) {
   atomic_fetch_add(&g_calls[variant], 1);
-  atomic_store(&g_last_c[variant], c->aligned + c->offset);
   for (int64_t i = 0; i < c->sizes[0]; i++)
     for (int64_t j = 0; j < c->sizes[1]; j++) {
       float acc = 0;
@@ -2530,63 +2526,6 @@ STC_TEST_THREADED(concurrent_calls_through_a_rented_winner_all_correct) {
   STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 1); /* site 2's */
   stc_rt__set_rent_clock(NULL);
   stc_rt__dispatch_reset();
-}
-
-/* ---- where the trial runner puts its copies of the outputs ---- */
-
-/* A copy of n floats at `offset` bytes into a page (freed with *block). */
-static float *at_page_offset(const float *data, size_t n, size_t offset,
-                             void **block) {
-  if (posix_memalign(block, 4096, n * sizeof(float) + offset) != 0)
-    return NULL;
-  float *copy = (float *)((char *)*block + offset);
-  memcpy(copy, data, n * sizeof(float));
-  return copy;
-}
-
-/* Generated code runs up to 1.4x slower when an output starts at the same
- * offset in a page as an input (4K aliasing; trial_cpu.c,
- * scratch_placement), and a program's large buffers all start 64 bytes
- * into a page: the scratch and reference copies of C must not. With A and
- * B both at 64, the farthest 64-byte multiple is 64 + 2048. */
-STC_TEST(trial_runner_places_output_copies_off_the_inputs_page_offsets) {
-  problem p;
-  problem_init(&p, 8, 0, 0, 29);
-  size_t n = (size_t)(p.n * p.n);
-  void *a_block = NULL, *b_block = NULL;
-  float *a = at_page_offset(p.a, n, 64, &a_block);
-  float *b = at_page_offset(p.b, n, 64, &b_block);
-  STC_CHECK(a && b);
-  if (a && b) {
-    memref2 ma = p.ma, mb = p.mb;
-    ma.allocated = ma.aligned = a;
-    mb.allocated = mb.aligned = b;
-    void *desc[3] = {&ma, &mb, &p.mc};
-    char message[256];
-    stc_rt__trial *trial = NULL;
-    STC_CHECK(stc_rt__trial_create(&g_dynamic_site, desc, &trial, message,
-                                   sizeof message) == STC_OK);
-    const float *caller_c = p.mc.aligned + p.mc.offset;
-    uint64_t ns = 0;
-    /* Timed runs write the scratch copy; a comparison runs the reference
-     * into the reference copy: every one at 2112, none at the caller's. */
-    STC_CHECK(stc_rt__trial_measure(trial, FAST, &ns) == STC_OK);
-    float *timed = atomic_load(&g_last_c[FAST]);
-    stc_tolerance tol = {1e-4, 1e-3, 1u << 20, 0, 1e-2};
-    stc_rt__comparison c;
-    STC_CHECK(stc_rt__trial_compare(trial, REFERENCE, FAST, &tol, &c) == STC_OK);
-    STC_CHECK(c.supported); /* and the copies compare right */
-    STC_CHECK_EQ_U64(c.mismatches, 0);
-    float *reference = atomic_load(&g_last_c[REFERENCE]);
-    STC_CHECK(timed && reference);
-    STC_CHECK(timed != caller_c && reference != caller_c);
-    STC_CHECK_EQ_U64((uintptr_t)timed & 4095, 2112);
-    STC_CHECK_EQ_U64((uintptr_t)reference & 4095, 2112);
-    stc_rt__trial_destroy(trial);
-  }
-  free(a_block);
-  free(b_block);
-  problem_free(&p);
 }
 
 /* ---- the trial runner and the thread pools' idle spin ---- */
