@@ -3939,19 +3939,22 @@ static bool no_duel_noted(const stc_tune_report *r) {
   return r != NULL;
 }
 
-/* One select of ref, a, b (explored in that order) under pol, with b's
- * first b_explore_calls runs taking b_explore ns and the later ones b_later
- * (a takes a_ns, the reference 100 us, always). *report gets the newest
- * report (free with stc_tune_reports_free(*report, 1)); *clock the fake
+/* One select of ref, a, b (explored in that order) under pol: candidate
+ * `scripted` (1 = a, 2 = b) takes explore ns in its first explore_calls
+ * runs and later ns after them, the other one other_ns always, the
+ * reference 100 us. *report gets the newest report (free with
+ * stc_tune_reports_free(*report, 1)); *clock (may be NULL) the fake
  * clock's end (the sum of every measured time). */
-static stc_status duel_select(const stc_tuner_policy *pol, uint64_t a_ns,
-                              uint64_t b_explore, size_t b_explore_calls,
-                              uint64_t b_later, fake *f, stc_decision *d,
-                              stc_tune_report **report, uint64_t *clock) {
+static stc_status scripted_select(const stc_tuner_policy *pol, size_t scripted,
+                                  uint64_t explore, size_t explore_calls,
+                                  uint64_t later, uint64_t other_ns, fake *f,
+                                  stc_decision *d, stc_tune_report **report,
+                                  uint64_t *clock) {
   uint64_t script[64];
   for (size_t i = 0; i < 64; i++)
-    script[i] = i < b_explore_calls ? b_explore : b_later;
-  uint64_t times[FAKE_MAX] = {100000, a_ns, 0};
+    script[i] = i < explore_calls ? explore : later;
+  uint64_t times[FAKE_MAX] = {100000, 0, 0};
+  times[scripted == 1 ? 2 : 1] = other_ns;
   stc_candidate c[3];
   make_candidates(c, 3);
   stc_tuner *t = new_tuner(pol, NULL);
@@ -3961,20 +3964,31 @@ static stc_status duel_select(const stc_tuner_policy *pol, uint64_t a_ns,
   stc_tuner_set_clock(t, fake_clock, &now);
   fake_init(f, 3, times);
   f->clock = &now;
-  f->script[2] = script;
-  f->script_len[2] = 64;
+  f->script[scripted] = script;
+  f->script_len[scripted] = 64;
   stc_problem p = make_problem("duel");
   stc_status status = select0(t, &p, c, 3, f, d);
-  f->script[2] = NULL; /* the script dies here */
+  f->script[scripted] = NULL; /* the script dies here */
   *report = NULL;
   size_t n = 0;
   if (status == STC_OK && stc_tuner_reports(t, report, &n) == STC_OK && n > 1) {
     stc_tune_reports_free(*report, n);
     *report = NULL;
   }
-  *clock = now;
+  if (clock)
+    *clock = now;
   stc_tuner_destroy(t);
   return status;
+}
+
+/* b scripted: b_explore in its first b_explore_calls runs, then b_later;
+ * a takes a_ns. */
+static stc_status duel_select(const stc_tuner_policy *pol, uint64_t a_ns,
+                              uint64_t b_explore, size_t b_explore_calls,
+                              uint64_t b_later, fake *f, stc_decision *d,
+                              stc_tune_report **report, uint64_t *clock) {
+  return scripted_select(pol, 2, b_explore, b_explore_calls, b_later, a_ns, f,
+                         d, report, clock);
 }
 
 STC_TEST(economics_duel_policy_fields) {
@@ -4228,36 +4242,14 @@ STC_TEST(economics_duel_only_within_the_margin) {
   stc_decision_clear(&d);
 }
 
-/* One select of ref, a, b (explored in that order) where a's first
- * a_explore_calls runs take a_explore ns and its later ones a_later, and b
- * always takes b_ns (the reference 100 us). */
+/* a scripted: a_explore in its first a_explore_calls runs, then a_later;
+ * b takes b_ns. */
 static stc_status rematch_select(const stc_tuner_policy *pol,
                                  uint64_t a_explore, size_t a_explore_calls,
                                  uint64_t a_later, uint64_t b_ns, fake *f,
                                  stc_decision *d, stc_tune_report **report) {
-  uint64_t script[64];
-  for (size_t i = 0; i < 64; i++)
-    script[i] = i < a_explore_calls ? a_explore : a_later;
-  uint64_t times[FAKE_MAX] = {100000, 0, b_ns};
-  stc_candidate c[3];
-  make_candidates(c, 3);
-  stc_tuner *t = new_tuner(pol, NULL);
-  if (!t)
-    return STC_ERR_INVALID;
-  fake_init(f, 3, times);
-  f->script[1] = script;
-  f->script_len[1] = 64;
-  stc_problem p = make_problem("rematch");
-  stc_status status = select0(t, &p, c, 3, f, d);
-  f->script[1] = NULL; /* the script dies here */
-  *report = NULL;
-  size_t n = 0;
-  if (status == STC_OK && stc_tuner_reports(t, report, &n) == STC_OK && n > 1) {
-    stc_tune_reports_free(*report, n);
-    *report = NULL;
-  }
-  stc_tuner_destroy(t);
-  return status;
+  return scripted_select(pol, 1, a_explore, a_explore_calls, a_later, b_ns, f,
+                         d, report, NULL);
 }
 
 STC_TEST(economics_duel_rematches_the_favorite_a_slowed_burst_lost) {
