@@ -1262,8 +1262,9 @@ static stc_status duel_said(const duel *d, failure *f) {
  * explored); failing that, the first explored candidate when it is
  * measured, min_speedup faster than the reference and within duel_rematch
  * of the winner (a rematch: a slowdown of its exploration's pairs alone
- * must not hand the pick to a later one). Times winner and runner-up head to head, alternating which
- * runs first, checking budget_ns and duel_limit_ns between pairs; the
+ * must not hand the pick to a later one). Times winner and runner-up head
+ * to head, alternating which runs first, checking budget_ns and
+ * duel_limit_ns between pairs; the
  * pairs it expects not to fit (from the two candidates' median times) are
  * not started, and a duel that cannot take DUEL_MIN_PAIRS is not held (nor
  * continued once they cannot start in the time left at the pace so far).
