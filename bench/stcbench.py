@@ -48,7 +48,20 @@ def tool(name):
 
 
 def rt_library():
-    return os.path.normpath(os.path.join(stc_bin(), "..", "lib", "libstc_rt.so"))
+    """The runtime AOT executables link: the static one (what
+    test/e2e/aot-build.sh links by default), else libstc_rt.so."""
+    lib = os.path.normpath(os.path.join(stc_bin(), "..", "lib"))
+    for name in ("libstc_rt_static.a", "libstc_rt.a", "libstc_rt.so"):
+        if os.path.exists(os.path.join(lib, name)):
+            return os.path.join(lib, name)
+    return os.path.join(lib, "libstc_rt.so")
+
+
+def static_yaml():
+    """libyaml's static archive where the system has one, else -lyaml."""
+    p = subprocess.run(["cc", "-print-file-name=libyaml.a"], capture_output=True,
+                       text=True).stdout.strip()
+    return p if os.path.isabs(p) and os.path.exists(p) else "-lyaml"
 
 
 def die(msg):
@@ -504,21 +517,29 @@ def build(mlir, exe, hot_options=None, default_lowering=None, profile=None,
 
 def link(obj, exe, rt=None, log=None):
     """Links an object from build() (entry already renamed) with rt (default
-    libstc_rt.so; stub_library() forces variants) into exe."""
+    rt_library(): the static runtime; libstc_rt.so; stub_library() forces
+    variants) into exe, as test/e2e/aot-build.sh does."""
     with open(exe + ".main.c", "w") as f:
         f.write(MAIN_C)
     rt = rt or rt_library()
     rt_dir = os.path.dirname(os.path.abspath(rt))
-    # The start-up stub beside libstc_rt.so (runtime/aot_boot.c: loads
-    # libstc_rt and libomp on first use), not with another runtime.
-    boot = os.path.join(rt_dir, "libstc_rt_aot.a")
-    boot = [boot] if os.path.basename(rt) == "libstc_rt.so" and os.path.exists(boot) else []
+    # The start-up stub beside the runtime (runtime/aot_boot.c, aot_omp.c:
+    # loads libomp, and ahead of libstc_rt.so libstc_rt, on first use);
+    # after a static runtime only its libomp half is taken. Not with another
+    # runtime.
+    stub = os.path.join(rt_dir, "libstc_rt_aot.a")
+    stub = [stub] if os.path.exists(stub) else []
+    boot, libs = [], [rt]
+    if os.path.basename(rt) == "libstc_rt.so":
+        boot = stub
+    elif rt.endswith(".a"):
+        libs = [rt, os.path.join(rt_dir, "libstc_core.a"), static_yaml()] + stub
     # The order of test/e2e/aot-build.sh (docs/aot.md, "Start-up cost").
     _run_checked(["cc", "-O1", "-o", exe, exe + ".main.c", obj,
                   "-Wl,--as-needed", "-L" + LLVM_LIB, "-lmlir_c_runner_utils",
                   "-lmlir_runner_utils", "-Wl,--no-as-needed", "-lm", "-lc",
-                  "-Wl,--as-needed"] + boot + [rt, "-lomp", "-ldl", "-Wl,--no-as-needed", "-lpthread",
-                  "-Wl,-rpath," + rt_dir, "-Wl,-rpath," + LLVM_LIB], log)
+                  "-Wl,--as-needed"] + boot + libs + ["-lomp", "-ldl", "-Wl,--no-as-needed",
+                  "-lpthread", "-Wl,-rpath," + rt_dir, "-Wl,-rpath," + LLVM_LIB], log)
 
 
 def stub_library(out_dir):

@@ -14,15 +14,17 @@
 # Steps: stc-opt --tune-hot-paths [--hot-path-profile=P] --emit=obj -o
 #      <name>.o; objcopy renames @ENTRY to __stc_aot_entry (a model's @main
 #      would clash with C's main); a generated <name>_main.c calls it; the
-#      executable links <name>.o with libstc_rt (RUNTIME, default the
-#      in-tree stc_rt target, else STC_RT_LIBRARY, else stc::rt from an
-#      installed stc's find_package(stc)), libm and pthreads, plus
-#      libomp (the CPU lowering turns parallel schedules into OpenMP) and
-#      MLIR's runner-utils libraries, needed only because the examples print
-#      with printMemrefF32. With the in-tree runtime (or an installed
-#      libstc_rt.so with libstc_rt_aot.a beside it) the start-up stub
-#      libstc_rt_aot.a goes first and loads libstc_rt and libomp on first
-#      use (runtime/aot_boot.c).
+#      executable links <name>.o with libstc_rt (RUNTIME; default the
+#      in-tree static runtime stc_rt_static + stc_core, else
+#      STC_RT_LIBRARY - a libstc_rt.a with libstc_core.a beside it, or a
+#      libstc_rt.so - else an installed stc's stc::rt_static + stc::core
+#      from find_package(stc), else stc::rt; a static runtime also links
+#      libyaml, its static archive where there is one), libm and pthreads,
+#      plus libomp (the CPU lowering turns parallel schedules into OpenMP)
+#      and MLIR's runner-utils libraries, needed only because the examples
+#      print with printMemrefF32. The start-up stub libstc_rt_aot.a beside
+#      the runtime loads libomp on first use (runtime/aot_omp.c), and,
+#      linked ahead of a libstc_rt.so, libstc_rt (runtime/aot_boot.c).
 # Variables: STC_OPT_EXECUTABLE (default: the in-tree stc-opt target, else
 #      stc::opt from find_package(stc), else stc-opt on PATH), STC_RT_LIBRARY, STC_LLVM_LIBRARY_DIR (default
 #      /usr/lib/llvm-22/lib), CMAKE_OBJCOPY.
@@ -88,16 +90,27 @@ function(stc_add_aot_executable name)
   add_executable(${name} "${main_c}" "${obj}")
   set_source_files_properties("${obj}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
 
-  # boot: the start-up stub (runtime/aot_boot.c) that loads libstc_rt.so and
-  # libomp on first use, linked ahead of them where the runtime is the
-  # in-tree one or an installed libstc_rt.so with libstc_rt_aot.a beside it.
+  # rt: what provides the runtime. By default the static runtime
+  # (libstc_rt_static.a in-tree, libstc_rt.a installed) with libstc_core.a
+  # and libyaml's static archive where the system has one: no library to
+  # load at the first site call, nothing more in the start-up lookups
+  # (docs/aot.md, "Start-up cost"). Archive files, not targets, so that no
+  # shared libyaml comes in transitively. boot: the start-up stub
+  # libstc_rt_aot.a (runtime/aot_boot.c, aot_omp.c), which loads libomp -
+  # and, linked ahead of libstc_rt.so, libstc_rt - on first use; after a
+  # static runtime only its libomp half is taken.
   set(boot "")
+  set(rt_after "")
+  set(rt_deps "")
+  set(_stc_rt_dir "")
   if(AOT_RUNTIME)
     set(rt "${AOT_RUNTIME}")
-  elseif(TARGET stc_rt)
-    set(rt stc_rt)
+  elseif(TARGET stc_rt_static AND TARGET stc_core)
+    set(rt "$<TARGET_FILE:stc_rt_static>" "$<TARGET_FILE:stc_core>")
+    set(rt_deps stc_rt_static stc_core)
     if(TARGET stc_rt_aot)
-      set(boot stc_rt_aot)
+      set(rt_after "$<TARGET_FILE:stc_rt_aot>")
+      list(APPEND rt_deps stc_rt_aot)
     endif()
   elseif(STC_RT_LIBRARY)
     set(rt "${STC_RT_LIBRARY}")
@@ -105,12 +118,38 @@ function(stc_add_aot_executable name)
     get_filename_component(_stc_rt_name "${STC_RT_LIBRARY}" NAME)
     if(_stc_rt_name STREQUAL "libstc_rt.so" AND EXISTS "${_stc_rt_dir}/libstc_rt_aot.a")
       set(boot "${_stc_rt_dir}/libstc_rt_aot.a")
+    elseif(_stc_rt_name MATCHES "\\.a$")
+      list(APPEND rt "${_stc_rt_dir}/libstc_core.a")
+      if(EXISTS "${_stc_rt_dir}/libstc_rt_aot.a")
+        set(rt_after "${_stc_rt_dir}/libstc_rt_aot.a")
+      endif()
+    endif()
+  elseif(TARGET stc::rt_static AND TARGET stc::core)
+    get_target_property(_stc_rt_a stc::rt_static IMPORTED_LOCATION)
+    get_target_property(_stc_core_a stc::core IMPORTED_LOCATION)
+    set(rt "${_stc_rt_a}" "${_stc_core_a}")
+    get_filename_component(_stc_rt_dir "${_stc_rt_a}" DIRECTORY)
+    if(EXISTS "${_stc_rt_dir}/libstc_rt_aot.a")
+      set(rt_after "${_stc_rt_dir}/libstc_rt_aot.a")
     endif()
   elseif(TARGET stc::rt)
     set(rt stc::rt)
   else()
     find_library(STC_RT_LIBRARY stc_rt REQUIRED)
     set(rt "${STC_RT_LIBRARY}")
+  endif()
+  # A static runtime (two archives) needs libyaml after it.
+  list(LENGTH rt _stc_rt_count)
+  if(_stc_rt_count GREATER 1)
+    find_library(STC_YAML_STATIC_LIBRARY NAMES libyaml.a)
+    if(STC_YAML_STATIC_LIBRARY)
+      list(APPEND rt "${STC_YAML_STATIC_LIBRARY}")
+    else()
+      list(APPEND rt yaml)
+    endif()
+  endif()
+  if(rt_deps)
+    add_dependencies(${name} ${rt_deps})
   endif()
   find_library(STC_MLIR_C_RUNNER_UTILS mlir_c_runner_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
   find_library(STC_MLIR_RUNNER_UTILS mlir_runner_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
@@ -137,12 +176,10 @@ function(stc_add_aot_executable name)
   # by file name through the executable's RUNPATH (docs/aot.md, "Start-up
   # cost"); an object that calls more of them still links them.
   target_link_libraries(${name} PRIVATE "-Wl,--as-needed" ${utils} "-Wl,--no-as-needed" m c
-                        "-Wl,--as-needed" ${boot} ${rt} ${omp} ${CMAKE_DL_LIBS}
+                        "-Wl,--as-needed" ${boot} ${rt} ${rt_after} ${omp} ${CMAKE_DL_LIBS}
                         "-Wl,--no-as-needed" Threads::Threads)
   set(rpath "${STC_LLVM_LIBRARY_DIR}")
-  if(TARGET stc_rt AND rt STREQUAL "stc_rt")
-    list(APPEND rpath "$<TARGET_FILE_DIR:stc_rt>")
-  elseif(boot)
+  if(boot)
     list(APPEND rpath "${_stc_rt_dir}")
   endif()
   set_target_properties(${name} PROPERTIES BUILD_RPATH "${rpath}")

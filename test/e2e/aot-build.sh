@@ -6,9 +6,13 @@
 #     would clash with C's main)
 #   cc X.main.c X.o  libmlir_{c_,}runner_utils libm libc  libstc_rt  libomp pthread
 # In:  [--profile=P] [--entry=NAME] [--rt=LIB] model.mlir out-exe
-#      --rt: the library that provides stc_rt_site_enter (default: the
-#      libstc_rt.so next to stc-opt's bin/, i.e. <build>/lib/libstc_rt.so; a
-#      test stand-in such as Inputs/site_enter_stub.so works too).
+#      --rt: the library that provides stc_rt_site_enter. Default: the
+#      static runtime next to stc-opt's bin/ (<build>/lib/libstc_rt_static.a,
+#      or an installed lib/libstc_rt.a), else libstc_rt.so there. A static
+#      runtime (*.a) links with libstc_core.a beside it and libyaml (its
+#      static archive where the system has one); libstc_rt.so with the
+#      start-up stub; a test stand-in such as Inputs/site_enter_stub.so as
+#      it is.
 # Out: out-exe (and out-exe.o, out-exe.main.c); exit 0, or stc-opt's / cc's
 #      error. Tools: stc-opt on PATH, cc, objcopy; LLVM libs from
 #      STC_LLVM_LIB (default /usr/lib/llvm-22/lib).
@@ -31,7 +35,10 @@ model=$1 exe=$2
 llvm_lib=${STC_LLVM_LIB:-/usr/lib/llvm-22/lib}
 if [[ -z $rt ]]; then
   opt=$(command -v stc-opt) || { echo "$0: stc-opt is not on PATH" >&2; exit 2; }
-  rt=$(cd "$(dirname "$opt")/../lib" && pwd)/libstc_rt.so
+  lib_dir=$(cd "$(dirname "$opt")/../lib" && pwd)
+  for rt in "$lib_dir/libstc_rt_static.a" "$lib_dir/libstc_rt.a" "$lib_dir/libstc_rt.so"; do
+    [[ -r $rt ]] && break
+  done
 fi
 [[ -r $rt ]] || { echo "$0: no runtime library $rt" >&2; exit 2; }
 
@@ -48,17 +55,28 @@ int main(void) {
 }
 MAIN
 rt_dir=$(cd "$(dirname "$rt")" && pwd)
-# The start-up stub (runtime/aot_boot.c) beside libstc_rt.so: it loads
-# libstc_rt and libomp on first use, so --as-needed drops both from the
-# executable's start-up (docs/aot.md, "Start-up cost"). Not with another
-# runtime (--rt=), which the stub would not load.
-boot=()
-if [[ $(basename "$rt") == libstc_rt.so && -r $rt_dir/libstc_rt_aot.a ]]; then
-  boot=("$rt_dir/libstc_rt_aot.a")
-fi
+# The start-up stub libstc_rt_aot.a (runtime/aot_boot.c, aot_omp.c) beside
+# the runtime: it loads libomp on first use (and, ahead of libstc_rt.so,
+# libstc_rt), so --as-needed drops them from the executable's start-up
+# (docs/aot.md, "Start-up cost"). After a static runtime, which defines
+# the site and BLAS entry points itself: only the stub's libomp half is
+# taken. Not with another runtime (--rt=), which the stub would not load.
+boot=() rt_libs=("$rt")
+case $(basename "$rt") in
+  libstc_rt.so)
+    [[ -r $rt_dir/libstc_rt_aot.a ]] && boot=("$rt_dir/libstc_rt_aot.a") ;;
+  *.a)
+    [[ -r $rt_dir/libstc_core.a ]] || { echo "$0: no libstc_core.a beside $rt" >&2; exit 2; }
+    # libyaml's archive where there is one: a shared libyaml would be one
+    # more library in every start-up symbol lookup.
+    yaml=$(cc -print-file-name=libyaml.a)
+    [[ $yaml == /* && -r $yaml ]] || yaml=-lyaml
+    rt_libs=("$rt" "$rt_dir/libstc_core.a" "$yaml")
+    [[ -r $rt_dir/libstc_rt_aot.a ]] && rt_libs+=("$rt_dir/libstc_rt_aot.a") ;;
+esac
 # Library order: see docs/aot.md, "Start-up cost" (libstc_rt and libomp
 # after libc, so the runner utils' libLLVM lookups skip them).
 cc -O1 -o "$exe" "$exe.main.c" "$exe.o" \
   -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils \
-  -Wl,--no-as-needed -lm -lc -Wl,--as-needed "${boot[@]}" "$rt" -lomp -ldl -Wl,--no-as-needed -lpthread \
+  -Wl,--no-as-needed -lm -lc -Wl,--as-needed "${boot[@]}" "${rt_libs[@]}" -lomp -ldl -Wl,--no-as-needed -lpthread \
   -Wl,-rpath,"$rt_dir" -Wl,-rpath,"$llvm_lib"

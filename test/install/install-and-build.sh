@@ -48,8 +48,15 @@ cmake -G Ninja -S "$work/cmake-project" -B "$work/cmake-build" -DCMAKE_PREFIX_PA
   > "$work/cmake-configure.log" 2>&1 || { cat "$work/cmake-configure.log"; exit 1; }
 grep -o 'stc [0-9.]*: stc-opt .*' "$work/cmake-configure.log" | sed "s|$prefix/|PREFIX/|"
 ninja -C "$work/cmake-build" > "$work/cmake-build.log" 2>&1 || { cat "$work/cmake-build.log"; exit 1; }
-# The AOT executable takes libstc_rt from the prefix, never from the build tree.
-resolved_rt "$work/cmake-build/matmul_aot"
+# The AOT executable takes libstc_rt from the prefix, never from the build
+# tree: StcAOT.cmake links the installed static runtime (libstc_rt.a,
+# libstc_core.a), so the executable loads no libstc_rt.so and holds the
+# runtime's entry points itself (docs/aot.md).
+if ldd "$work/cmake-build/matmul_aot" | grep -q libstc_rt; then
+  echo "error: matmul_aot loads a shared libstc_rt" >&2; ldd "$work/cmake-build/matmul_aot" >&2; exit 1
+fi
+grep -o -F "$prefix/lib/libstc_rt.a" "$work/cmake-build/build.ninja" | head -n 1 | sed "s|^$prefix/|static runtime: PREFIX/|"
+nm "$work/cmake-build/matmul_aot" | grep -c -E ' T (stc_rt_site_enter|stc_rt_environment)$' | sed 's/^/AOT runtime symbols: /'
 if grep -q -F "$build" "$work/cmake-build/build.ninja"; then
   echo "error: the CMake project refers to the build tree $build" >&2; exit 1
 fi

@@ -1,0 +1,141 @@
+/* aot_omp.c - the libomp half of libstc_rt_aot.a, the AOT start-up stub
+ * (aot_boot.c says why): defines the libomp entry points that
+ * convert-scf-to-openmp's code calls and loads libomp (STC_RT_AOT_OPENMP,
+ * libomp.so.5, else libomp.so, found as aot_load.c does) on the first of
+ * them, then calls through; a process that runs no parallel variant never
+ * loads it. An executable linking the static runtime (which has
+ * stc_rt_site_enter itself) takes only this half. KMP_BLOCKTIME is capped
+ * in this object's constructor too (openmp_spin.h), before libomp can read
+ * it; the cap is idempotent. */
+#include "aot_load.h"
+#include "openmp_spin.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef STC_RT_AOT_OPENMP
+#define STC_RT_AOT_OPENMP "libomp.so.5"
+#endif
+#ifndef STC_RT_AOT_OPENMP_FALLBACK
+#define STC_RT_AOT_OPENMP_FALLBACK "libomp.so"
+#endif
+
+/* __kmpc_fork_call forwards at most this many microtask arguments (libomp
+ * reads each as a void *; LLVM's OpenMPIRBuilder passes pointers). */
+#define STC_RT_AOT_MAX_FORK_ARGS 32
+
+__attribute__((constructor)) static void stc_rt_aot_omp_load(void) {
+  stc_rt__openmp_spin_cap();
+}
+
+/* ---- libomp: the entry points convert-scf-to-openmp's code calls (LLVM's
+ * libomp ABI, kmp.h; `loc` is an ident_t, opaque here) ---- */
+
+typedef void (*kmpc_micro)(int32_t *, int32_t *, ...);
+typedef void (*fork_call_fn)(void *, int32_t, kmpc_micro, ...);
+typedef int32_t (*global_thread_num_fn)(void *);
+typedef void (*loc_gtid_fn)(void *, int32_t);
+typedef void (*push_num_threads_fn)(void *, int32_t, int32_t);
+typedef void (*static_init_4_fn)(void *, int32_t, int32_t, int32_t *,
+                                 int32_t *, int32_t *, int32_t *, int32_t,
+                                 int32_t);
+typedef void (*static_init_8_fn)(void *, int32_t, int32_t, int32_t *,
+                                 int64_t *, int64_t *, int64_t *, int64_t,
+                                 int64_t);
+
+static struct {
+  fork_call_fn fork_call;
+  global_thread_num_fn global_thread_num;
+  loc_gtid_fn barrier, for_static_fini;
+  push_num_threads_fn push_num_threads;
+  static_init_4_fn for_static_init_4, for_static_init_4u;
+  static_init_8_fn for_static_init_8, for_static_init_8u;
+} g_omp;
+static pthread_once_t g_omp_once = PTHREAD_ONCE_INIT;
+
+static void omp_load(void) {
+  const char *lib = STC_RT_AOT_OPENMP;
+  void *h = stc_rt__aot_open(lib);
+  if (!h) {
+    lib = STC_RT_AOT_OPENMP_FALLBACK;
+    h = stc_rt__aot_open(lib);
+  }
+  if (!h)
+    stc_rt__aot_load_failed(STC_RT_AOT_OPENMP, "the OpenMP runtime, needed by a parallel variant");
+#define STC_RT_AOT_OMP(field, type)                                           \
+  g_omp.field = (type)stc_rt__aot_symbol(h, lib, "__kmpc_" #field)
+  STC_RT_AOT_OMP(fork_call, fork_call_fn);
+  STC_RT_AOT_OMP(global_thread_num, global_thread_num_fn);
+  STC_RT_AOT_OMP(barrier, loc_gtid_fn);
+  STC_RT_AOT_OMP(for_static_fini, loc_gtid_fn);
+  STC_RT_AOT_OMP(push_num_threads, push_num_threads_fn);
+  STC_RT_AOT_OMP(for_static_init_4, static_init_4_fn);
+  STC_RT_AOT_OMP(for_static_init_4u, static_init_4_fn);
+  STC_RT_AOT_OMP(for_static_init_8, static_init_8_fn);
+  STC_RT_AOT_OMP(for_static_init_8u, static_init_8_fn);
+#undef STC_RT_AOT_OMP
+}
+
+static inline void omp(void) { pthread_once(&g_omp_once, omp_load); }
+
+/* Forwards every argument: passing unused trailing variadic arguments is
+ * defined (libomp reads `argc` of them). */
+void __kmpc_fork_call(void *loc, int32_t argc, kmpc_micro task, ...) {
+  void *a[STC_RT_AOT_MAX_FORK_ARGS] = {0};
+  if (argc < 0 || argc > STC_RT_AOT_MAX_FORK_ARGS) {
+    fprintf(stderr,
+            "stc: error: a parallel region passes %d arguments; the AOT "
+            "start-up stub (runtime/aot_boot.c) forwards at most %d: link "
+            "libomp directly\n",
+            (int)argc, STC_RT_AOT_MAX_FORK_ARGS);
+    abort();
+  }
+  va_list ap;
+  va_start(ap, task);
+  for (int32_t i = 0; i < argc; i++)
+    a[i] = va_arg(ap, void *);
+  va_end(ap);
+  omp();
+  g_omp.fork_call(loc, argc, task, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+                  a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15],
+                  a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23],
+                  a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31]);
+}
+
+int32_t __kmpc_global_thread_num(void *loc) {
+  omp();
+  return g_omp.global_thread_num(loc);
+}
+
+void __kmpc_barrier(void *loc, int32_t gtid) {
+  omp();
+  g_omp.barrier(loc, gtid);
+}
+
+void __kmpc_for_static_fini(void *loc, int32_t gtid) {
+  omp();
+  g_omp.for_static_fini(loc, gtid);
+}
+
+void __kmpc_push_num_threads(void *loc, int32_t gtid, int32_t num_threads) {
+  omp();
+  g_omp.push_num_threads(loc, gtid, num_threads);
+}
+
+#define STC_RT_AOT_STATIC_INIT(suffix, field, t, ut)                          \
+  void __kmpc_for_static_init_##suffix(void *loc, int32_t gtid,               \
+                                       int32_t schedule, int32_t *last,       \
+                                       ut *lower, ut *upper, t *stride,       \
+                                       t incr, t chunk) {                     \
+    omp();                                                                    \
+    g_omp.field(loc, gtid, schedule, last, (t *)lower, (t *)upper, stride,    \
+                incr, chunk);                                                 \
+  }
+STC_RT_AOT_STATIC_INIT(4, for_static_init_4, int32_t, int32_t)
+STC_RT_AOT_STATIC_INIT(4u, for_static_init_4u, int32_t, uint32_t)
+STC_RT_AOT_STATIC_INIT(8, for_static_init_8, int64_t, int64_t)
+STC_RT_AOT_STATIC_INIT(8u, for_static_init_8u, int64_t, uint64_t)
+#undef STC_RT_AOT_STATIC_INIT
