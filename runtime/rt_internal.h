@@ -42,4 +42,31 @@ stc_status stc_rt__cpu_identity_from_text(const char *cpuinfo, const char *arch,
 stc_status stc_rt__cpu_identity_from_file(const char *path, char *buf,
                                           size_t size, bool *reliable);
 
+/* The CPUID words the CPU identity reads on x86: EAX, EBX, ECX, EDX of each
+ * leaf (zeros where the CPU lacks the leaf), the brand string of leaves
+ * 0x80000002-0x80000004 (NUL-terminated; empty without them), and XCR0
+ * (XGETBV 0; 0 unless leaf 1 says the OS enabled XSAVE). */
+typedef struct stc_rt__x86_cpuid {
+  uint32_t leaf_1[4];
+  uint32_t leaf_7_0[4];
+  uint32_t leaf_7_1[4];
+  uint32_t leaf_80000001[4];
+  char brand[49];
+  uint64_t xcr0;
+} stc_rt__x86_cpuid;
+/* The CPU identity from CPUID words, the text stc_rt__cpu_identity_from_text
+ * gives for the /proc/cpuinfo of the same CPU: the brand string trimmed as
+ * "model name", the features the CPU has and the OS saves the registers of,
+ * under the kernel's flag names. STC_ERR_NOT_FOUND when the brand string is
+ * empty (read /proc/cpuinfo instead), STC_ERR_INVALID when buf is too small.
+ * Pure; for tests and environment.c. */
+stc_status stc_rt__cpu_identity_from_cpuid(const stc_rt__x86_cpuid *cpuid,
+                                           const char *arch, char *buf,
+                                           size_t size);
+/* Fills *cpuid from this CPU: CPUID and XGETBV, or with from_libc the
+ * feature leaves glibc read at start-up where it has them (the brand string
+ * and XCR0 are read here either way). False where there is no CPUID (not
+ * x86), *cpuid then zeroed. */
+bool stc_rt__x86_cpuid_read(stc_rt__x86_cpuid *cpuid, bool from_libc);
+
 #endif /* STC_RT_INTERNAL_H */

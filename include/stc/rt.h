@@ -101,14 +101,17 @@ void stc_rt_regions_reset(void);
  * followed by ";build:<tag>", ";driver:<tag>", ";context:<tag>" for each of
  * $STC_TUNE_BUILD_TAG, $STC_TUNE_DRIVER_TAG, $STC_TUNE_CONTEXT_TAG that is set
  * and non-empty. The CPU part is read once per process (the machine does not
- * change under a process); tags are read at each call. Returns STC_OK, or
- * STC_ERR_INVALID when buf is NULL or too small (1024 bytes always hold the
- * CPU part and the version; tags add their own length). */
+ * change under a process): on x86 from CPUID (brand string, ISA features the
+ * OS enables), the same text /proc/cpuinfo gives; elsewhere, or without a
+ * brand string, from /proc/cpuinfo. Tags are read at each call. Returns
+ * STC_OK, or STC_ERR_INVALID when buf is NULL or too small (1024 bytes always
+ * hold the CPU part and the version; tags add their own length). */
 stc_status stc_rt_environment(char *buf, size_t size);
 
-/* True when the CPU identity could be read (/proc/cpuinfo readable with a
- * model or feature list). Without a reliable identity, tuning decisions must
- * stay in memory only (DESIGN.md section 5). */
+/* True when the CPU identity could be read (CPUID with a brand string, or
+ * /proc/cpuinfo readable with a model or feature list). Without a reliable
+ * identity, tuning decisions must stay in memory only (DESIGN.md section
+ * 5). */
 bool stc_rt_environment_reliable(void);
 
 /* ---- symbols for JIT hosts ---- */

@@ -370,8 +370,14 @@ STC_TEST(fingerprint_is_stable_and_carries_tags) {
   unsetenv("STC_TUNE_CONTEXT_TAG");
   STC_CHECK_EQ_INT(stc_rt_environment(first, 8), STC_ERR_INVALID);
   STC_CHECK_EQ_INT(stc_rt_environment(NULL, 8), STC_ERR_INVALID);
+  /* Reliable where CPUID gives the identity (x86), or /proc/cpuinfo. */
+  stc_rt__x86_cpuid cpuid;
+  char identity[1024];
+  bool from_cpuid = stc_rt__x86_cpuid_read(&cpuid, true) &&
+                    stc_rt__cpu_identity_from_cpuid(&cpuid, "x", identity,
+                                                    sizeof identity) == STC_OK;
   STC_CHECK_EQ_INT(stc_rt_environment_reliable(),
-                   access("/proc/cpuinfo", R_OK) == 0);
+                   from_cpuid || access("/proc/cpuinfo", R_OK) == 0);
 }
 
 STC_TEST(cpu_identity_keeps_sorted_codegen_features_only) {
@@ -459,6 +465,226 @@ STC_TEST(cpu_identity_reads_only_the_first_processor_block) {
   /* Same CPU part (the arch is uname's in the file variant). */
   STC_CHECK_CONTAINS(from_file, ":Test CPU:avx2,fma,sse2");
   STC_CHECK_CONTAINS(from_text, ":Test CPU:avx2,fma,sse2");
+}
+
+/* Every CPUID bit the identity reads, all set: which features count depends
+ * on the register state the OS saves (XCR0), as the kernel's flags do. */
+STC_TEST(cpu_identity_from_cpuid_keeps_features_whose_state_the_os_saves) {
+  stc_rt__x86_cpuid cpuid;
+  memset(&cpuid, 0xff, sizeof cpuid);
+  snprintf(cpuid.brand, sizeof cpuid.brand, "Test CPU");
+  char buf[1024];
+  static const char all[] =
+      "abm,aes,amx_bf16,amx_int8,amx_tile,avx,avx2,avx512_bf16,"
+      "avx512_bitalg,avx512_fp16,avx512_vbmi2,avx512_vnni,avx512_vpopcntdq,"
+      "avx512bw,avx512cd,avx512dq,avx512f,avx512ifma,avx512vbmi,avx512vl,"
+      "avx_vnni,bmi1,bmi2,f16c,fma,gfni,movbe,pni,popcnt,sha_ni,sse,sse2,"
+      "sse4_1,sse4_2,ssse3,vaes,vpclmulqdq";
+  static const char *const cases[][2] = {
+      /* x87 | SSE | YMM | opmask | ZMM_Hi256 | Hi16_ZMM | XTILECFG/DATA */
+      {"600e7", all},
+      /* no tile state: no AMX */
+      {"e7", "abm,aes,avx,avx2,avx512_bf16,avx512_bitalg,avx512_fp16,"
+             "avx512_vbmi2,avx512_vnni,avx512_vpopcntdq,avx512bw,avx512cd,"
+             "avx512dq,avx512f,avx512ifma,avx512vbmi,avx512vl,avx_vnni,bmi1,"
+             "bmi2,f16c,fma,gfni,movbe,pni,popcnt,sha_ni,sse,sse2,sse4_1,"
+             "sse4_2,ssse3,vaes,vpclmulqdq"},
+      /* AVX-512 bits set but no opmask or ZMM state: AVX only */
+      {"7", "abm,aes,avx,avx2,avx_vnni,bmi1,bmi2,f16c,fma,gfni,movbe,pni,"
+            "popcnt,sha_ni,sse,sse2,sse4_1,sse4_2,ssse3,vaes,vpclmulqdq"},
+      /* ZMM state without YMM state (no OS does this): nothing VEX/EVEX */
+      {"e3", "abm,aes,bmi1,bmi2,gfni,movbe,pni,popcnt,sha_ni,sse,sse2,"
+             "sse4_1,sse4_2,ssse3"},
+      /* an OS without XSAVE: no XCR0 */
+      {"0", "abm,aes,bmi1,bmi2,gfni,movbe,pni,popcnt,sha_ni,sse,sse2,"
+            "sse4_1,sse4_2,ssse3"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    cpuid.xcr0 = strtoull(cases[i][0], NULL, 16);
+    STC_CHECK_EQ_INT(stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf,
+                                                     sizeof buf),
+                     STC_OK);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "cpu:x86_64:Test CPU:%s", cases[i][1]);
+    STC_CHECK_STR_EQ(buf, expected);
+  }
+  /* Every name is one the text path keeps (the allowlist): the same list
+   * as /proc/cpuinfo flags gives the same identity. amx_fp16,
+   * avx_vnni_int8 and avx_ne_convert (bits set above) never appear: the
+   * kernel does not print them. */
+  char text[2048], from_text[1024];
+  snprintf(text, sizeof text, "model name\t: Test CPU\nflags\t\t: %s\n", all);
+  for (char *c = text; *c; c++)
+    if (*c == ',')
+      *c = ' ';
+  STC_CHECK_EQ_INT(stc_rt__cpu_identity_from_text(text, "x86_64", from_text,
+                                                  sizeof from_text, NULL),
+                   STC_OK);
+  cpuid.xcr0 = 0x600e7;
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf, from_text);
+}
+
+/* Bit positions: the leaves of a real CPU (an AMD EPYC VM, the machine
+ * this was written on) give the features the kernel printed for it. */
+STC_TEST(cpu_identity_from_cpuid_decodes_a_real_cpus_leaves) {
+  stc_rt__x86_cpuid cpuid = {
+      .leaf_1 = {0x00b00f21, 0x01020800, 0xfffa3203, 0x178bfbff},
+      .leaf_7_0 = {0x00000001, 0xf1bf07ab, 0x00405fc6, 0x00000110},
+      .leaf_7_1 = {0x00000030, 0, 0, 0},
+      .leaf_80000001 = {0x00b00f21, 0x40000000, 0x004003f3, 0x2fd3fbff},
+      .brand = "AMD EPYC",
+      .xcr0 = 0xe7,
+  };
+  char buf[1024];
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_STR_EQ(
+      buf, "cpu:x86_64:AMD EPYC:abm,aes,avx,avx2,avx512_bf16,avx512_bitalg,"
+           "avx512_vbmi2,avx512_vnni,avx512_vpopcntdq,avx512bw,avx512cd,"
+           "avx512dq,avx512f,avx512ifma,avx512vbmi,avx512vl,avx_vnni,bmi1,"
+           "bmi2,f16c,fma,gfni,movbe,pni,popcnt,sha_ni,sse,sse2,sse4_1,"
+           "sse4_2,ssse3,vaes,vpclmulqdq");
+  /* Sapphire Rapids' leaf 7.0 EDX bits (Intel SDM): AMX-BF16 22,
+   * AVX512-FP16 23, AMX-TILE 24, AMX-INT8 25. */
+  memset(&cpuid, 0, sizeof cpuid);
+  snprintf(cpuid.brand, sizeof cpuid.brand, "X");
+  cpuid.leaf_7_0[3] = 1u << 22 | 1u << 24 | 1u << 25;
+  cpuid.xcr0 = 0x600e7;
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf, "cpu:x86_64:X:amx_bf16,amx_int8,amx_tile");
+  cpuid.leaf_7_0[3] = 1u << 23;
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf, "cpu:x86_64:X:avx512_fp16");
+  cpuid.leaf_7_0[3] = 0;
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf, "cpu:x86_64:X:");
+}
+
+/* The brand string becomes the model as /proc/cpuinfo's "model name" does;
+ * without one the caller reads /proc/cpuinfo. */
+STC_TEST(cpu_identity_from_cpuid_trims_the_brand_string) {
+  stc_rt__x86_cpuid cpuid;
+  memset(&cpuid, 0, sizeof cpuid);
+  char buf[1024];
+  snprintf(cpuid.brand, sizeof cpuid.brand,
+           "   Intel(R) Xeon(R) CPU: E5;v4  @ 2.20GHz \t ");
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf, "cpu:x86_64:Intel(R) Xeon(R) CPU_ E5_v4  @ 2.20GHz:");
+  /* 49 bytes without a NUL: the 48 of the CPU are read, never more. */
+  memset(cpuid.brand, 'A', sizeof cpuid.brand);
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_EQ_INT(strlen(buf), strlen("cpu:x86_64::") + 48);
+  /* What the text path would see of a brand string with a line break. */
+  snprintf(cpuid.brand, sizeof cpuid.brand, "Odd\nCPU");
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_OK);
+  STC_CHECK_STR_EQ(buf, "cpu:x86_64:Odd:");
+  snprintf(cpuid.brand, sizeof cpuid.brand, "    ");
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_ERR_NOT_FOUND);
+  cpuid.brand[0] = 0;
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, sizeof buf),
+      STC_ERR_NOT_FOUND);
+  snprintf(cpuid.brand, sizeof cpuid.brand, "Test CPU");
+  memset(cpuid.leaf_1, 0xff, sizeof cpuid.leaf_1);
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, 24),
+      STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(&cpuid, "x86_64", buf, 12),
+      STC_ERR_INVALID);
+  STC_CHECK_EQ_INT(
+      stc_rt__cpu_identity_from_cpuid(NULL, "x86_64", buf, sizeof buf),
+      STC_ERR_INVALID);
+}
+
+/* Whether the kernel was told to hide CPU features (its flags then lack
+ * some that CPUID reports) or to leave extended state off. */
+static bool kernel_hides_features(void) {
+  size_t size = 0;
+  char *cmdline = stc_test_read_file("/proc/cmdline", &size);
+  if (!cmdline)
+    return false;
+  bool hides = strstr(cmdline, "clearcpuid") || strstr(cmdline, "noxsave") ||
+               strstr(cmdline, "gather_data_sampling=force");
+  free(cmdline);
+  return hides;
+}
+
+/* On this machine, the identity from CPUID is the one /proc/cpuinfo gives
+ * (so that profiles and caches keyed before the switch stay valid), and
+ * glibc's record of the feature leaves gives it too. The model
+ * must always match (the kernel prints the brand string). The features can
+ * legitimately differ where the kernel was told to hide some
+ * (clearcpuid=, noxsave, gather_data_sampling=force hides AVX): then only
+ * the model is compared. A kernel older than the CPU (it has no name for a
+ * new flag, or it lists AMX without enabling its state, as before 5.16)
+ * fails here, on purpose: its fingerprints would change with this reader. */
+STC_TEST(cpu_identity_from_cpuid_equals_proc_cpuinfo_here) {
+  stc_rt__x86_cpuid cpuid, from_libc;
+  if (!stc_rt__x86_cpuid_read(&cpuid, false))
+    STC_SKIP("no CPUID on this machine (not x86): the runtime reads "
+             "/proc/cpuinfo");
+  STC_CHECK(stc_rt__x86_cpuid_read(&from_libc, true));
+  char from_cpuid[1024], from_file[1024], via_libc[1024];
+  stc_status status = stc_rt__cpu_identity_from_cpuid(
+      &cpuid, "x86_64", from_cpuid, sizeof from_cpuid);
+  if (status == STC_ERR_NOT_FOUND)
+    STC_SKIP("this CPU has no brand string: the runtime reads /proc/cpuinfo");
+  STC_CHECK_EQ_INT(status, STC_OK);
+  /* glibc's record of the leaves decodes as CPUID's own answers do (glibc
+   * may adjust bits the identity does not read, such as TSX's). */
+  STC_CHECK_EQ_INT(stc_rt__cpu_identity_from_cpuid(&from_libc, "x86_64",
+                                                   via_libc, sizeof via_libc),
+                   STC_OK);
+  STC_CHECK_STR_EQ(via_libc, from_cpuid);
+  if (access("/proc/cpuinfo", R_OK) != 0)
+    STC_SKIP("/proc/cpuinfo is not readable here: nothing to compare with");
+  bool reliable = false;
+  STC_CHECK_EQ_INT(stc_rt__cpu_identity_from_file(
+                       "/proc/cpuinfo", from_file, sizeof from_file, &reliable),
+                   STC_OK);
+  STC_CHECK(reliable);
+  /* "cpu:<arch>:" is uname's in the file variant: compare from the model. */
+  const char *cpuid_model = strchr(from_cpuid + 4, ':');
+  const char *file_model = strchr(from_file + 4, ':');
+  STC_CHECK(cpuid_model && file_model);
+  if (kernel_hides_features()) {
+    fprintf(stderr, "the kernel hides CPU features here (/proc/cmdline): "
+                    "comparing the model only\n");
+    STC_CHECK_EQ_INT(strrchr(cpuid_model, ':') - cpuid_model,
+                     strrchr(file_model, ':') - file_model);
+    STC_CHECK(strncmp(cpuid_model, file_model,
+                      (size_t)(strrchr(file_model, ':') - file_model)) == 0);
+  } else {
+    STC_CHECK_STR_EQ(cpuid_model, file_model);
+  }
+
+  /* What the runtime itself uses. */
+  char environment[2048];
+  STC_CHECK_EQ_INT(stc_rt_environment(environment, sizeof environment),
+                   STC_OK);
+  STC_CHECK(strncmp(environment, from_file, cpuid_model - from_cpuid) == 0);
+  STC_CHECK(strncmp(environment + (file_model - from_file), cpuid_model,
+                    strlen(cpuid_model)) == 0);
+  STC_CHECK(stc_rt_environment_reliable());
 }
 
 STC_TEST(symbols_table_lists_the_region_timer) {
