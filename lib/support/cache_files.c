@@ -64,7 +64,11 @@ void stc__cache_files_name(const stc__cache_files *files, const char *key,
   snprintf(name + 64, 6, "%s", files->suffix);
 }
 
-/* Reads all of fd, expecting size bytes; a byte more means it grew. */
+/* Reads all of regular file fd, expecting size bytes; a byte more means it
+ * grew. It stops once the expected bytes are in (the read that brought
+ * them asked for one more, so it met the end of the file then): a second
+ * read returning 0 would only rule out growth between the two reads, which
+ * any moment after it could bring as well. So a record takes one read. */
 static int stc_cache_read_all(int fd, char *buffer, size_t size,
                               size_t *used_out) {
   size_t used = 0, want = size + 1;
@@ -77,6 +81,8 @@ static int stc_cache_read_all(int fd, char *buffer, size_t size,
     if (got == 0)
       break;
     used += (size_t)got;
+    if (used == size)
+      break;
   }
   *used_out = used;
   return 0;
