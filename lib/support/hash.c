@@ -162,10 +162,18 @@ static atomic_int stc_sha256_engine;
 static bool stc_sha256_x86_usable(void) {
   int engine = atomic_load_explicit(&stc_sha256_engine, memory_order_relaxed);
   if (engine == 0) {
-    unsigned a, b, c, d;
-    bool usable = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) &&
-                  (c & bit_SSE4_1) && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
-                  (b & bit_SHA);
+    /* Three CPUID leaves, each asked once (under a hypervisor every CPUID
+     * is a trap costing microseconds; __get_cpuid would ask leaf 0 twice):
+     * the highest leaf, then SSSE3 and SSE 4.1, then SHA. */
+    unsigned a, b, c, d, features = 0;
+    bool usable = false;
+    __cpuid(0, a, b, c, d);
+    if (a >= 7) {
+      __cpuid(1, a, b, features, d);
+      __cpuid_count(7, 0, a, b, c, d);
+      usable = (features & bit_SSSE3) && (features & bit_SSE4_1) &&
+               (b & bit_SHA);
+    }
     engine = usable ? 1 : 2;
     atomic_store_explicit(&stc_sha256_engine, engine, memory_order_relaxed);
   }
