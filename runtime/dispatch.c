@@ -349,32 +349,72 @@ static uint64_t key_hash(const int64_t *key, size_t length) {
   return hash;
 }
 
-/* "f32[32x32:32,1] f32[...]+off ..." - readable, and unique per key. */
-static char *workload_text(const stc_rt_site *site, const int64_t *key) {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&text, &size);
-  if (!out)
-    return NULL;
+/* Writes value in decimal at p (at most 20 characters); returns the end. */
+static char *put_decimal(char *p, int64_t value) {
+  char digits[20];
+  size_t n = 0;
+  /* Negated as unsigned: INT64_MIN has no positive int64. */
+  uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+  do {
+    digits[n++] = (char)('0' + magnitude % 10);
+    magnitude /= 10;
+  } while (magnitude);
+  if (value < 0)
+    *p++ = '-';
+  while (n)
+    *p++ = digits[--n];
+  return p;
+}
+
+/* The longest workload text: per argument a separator, the longest element
+ * name ("bf16"), "[", rank sizes and strides of up to 20 characters with
+ * their separators, ":" and "]+off". */
+#define MAX_WORKLOAD_TEXT                                                      \
+  (STC_RT_MAX_SITE_ARGS * (1 + 4 + 1 + 2 * STC_RT__MAX_RANK * 21 + 1 + 5) + 1)
+
+/* "f32[32x32:32,1] f32[...]+off ..." - readable, and unique per key.
+ * Built in a bounded buffer, not a stdio stream: it is on every new
+ * workload's first call, where open_memstream and fprintf were most of
+ * adding the workload (the tuner's key and the reports carry this text, so
+ * its spelling is fixed: test_dispatch workload_text_is_unchanged). */
+char *stc_rt__workload_text(const stc_rt_site *site, const int64_t *key) {
+  char text[MAX_WORKLOAD_TEXT];
+  char *p = text;
   size_t n = 0;
   for (uint32_t i = 0; i < site->num_args; i++) {
     uint32_t rank = site->args[i].rank;
     bool offset = key[n++] != 0;
-    fprintf(out, "%s%s[", i ? " " : "",
-            stc_rt__element_name(site->args[i].element));
-    for (uint32_t d = 0; d < rank; d++)
-      fprintf(out, "%s%" PRId64, d ? "x" : "", key[n + d]);
-    fputc(':', out);
-    for (uint32_t d = 0; d < rank; d++)
-      fprintf(out, "%s%" PRId64, d ? "," : "", key[n + rank + d]);
-    fputs(offset ? "]+off" : "]", out);
+    if (i)
+      *p++ = ' ';
+    const char *element = stc_rt__element_name(site->args[i].element);
+    size_t length = strlen(element);
+    memcpy(p, element, length);
+    p += length;
+    *p++ = '[';
+    for (uint32_t d = 0; d < rank; d++) {
+      if (d)
+        *p++ = 'x';
+      p = put_decimal(p, key[n + d]);
+    }
+    *p++ = ':';
+    for (uint32_t d = 0; d < rank; d++) {
+      if (d)
+        *p++ = ',';
+      p = put_decimal(p, key[n + rank + d]);
+    }
+    *p++ = ']';
+    if (offset) {
+      memcpy(p, "+off", 4);
+      p += 4;
+    }
     n += 2 * rank;
   }
-  if (fclose(out) != 0) {
-    free(text);
-    return NULL;
-  }
-  return text;
+  *p = 0;
+  size_t size = (size_t)(p - text) + 1;
+  char *copy = malloc(size);
+  if (copy)
+    memcpy(copy, text, size);
+  return copy;
 }
 
 static workload *table_find(site_state *s, const int64_t *key, size_t length,
@@ -418,7 +458,7 @@ static workload *table_add(site_state *s, const int64_t *key, size_t length,
   w = calloc(1, sizeof *w);
   if (w) {
     w->key = malloc(length ? length * sizeof *key : 1);
-    w->text = workload_text(s->site, key);
+    w->text = stc_rt__workload_text(s->site, key);
   }
   if (!t || !w || !w->key || !w->text) {
     free(t);

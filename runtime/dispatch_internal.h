@@ -262,6 +262,10 @@ void stc_rt__dispatch_reset(void);
  * with while a winner is pending (NULL: CLOCK_MONOTONIC). Set it while no
  * site call runs. */
 void stc_rt__set_rent_clock(uint64_t (*clock)(void));
+/* The tuner's workload string of a binary workload key (per argument: its
+ * offset flag, sizes, strides; the site's ranks): "f32[32x32:32,1]+off ...".
+ * Malloc'd (NULL without memory). In the header for its unit test. */
+char *stc_rt__workload_text(const stc_rt_site *site, const int64_t *key);
 /* controls.c's half of the reset (tuner, configuration, warnings). */
 void stc_rt__controls_reset(void);
 

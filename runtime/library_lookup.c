@@ -139,6 +139,27 @@ static bool loadable_elf(int fd, char *hex, const char **why) {
   return true;
 }
 
+/* The real path of the file open as fd (path, as opened): the kernel's
+ * name for it (/proc/self/fd), one system call where realpath(3) reads
+ * every component's link (14 for Debian's libopenblas.so.0 through
+ * /etc/alternatives, on every process's first site call); the same path,
+ * since both follow the same links through the same mounts. realpath when
+ * /proc is not there, or the name is not a plain absolute one (a file
+ * removed since it was opened reads "... (deleted)"). */
+static bool real_path_of(int fd, const char *path, char real[PATH_MAX]) {
+  static const char deleted[] = " (deleted)";
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, real, PATH_MAX - 1);
+  if (n > 0 && n < PATH_MAX - 1 && real[0] == '/') {
+    real[n] = 0;
+    size_t tail = sizeof deleted - 1;
+    if ((size_t)n < tail || strcmp(real + n - tail, deleted) != 0)
+      return true;
+  }
+  return realpath(path, real) != NULL;
+}
+
 stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
                                        size_t identity_size, char *why,
                                        size_t why_size) {
@@ -156,7 +177,7 @@ stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
     problem = "not a regular file";
   else if (!loadable_elf(fd, hex, &problem))
     ; /* problem says why */
-  else if (!realpath(path, real))
+  else if (!real_path_of(fd, path, real))
     problem = "its real path cannot be resolved";
   close(fd);
   if (problem) {

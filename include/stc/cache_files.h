@@ -97,7 +97,9 @@ const char *stc__cache_age_problem(int64_t created, int64_t now,
 
 /* Judges a decoded entry of file name holding stored_key: it must hold
  * expected_key (unless NULL, as when listing), sit under its own name and
- * be fresh. False, with *check saying why (removable), when it is not. */
+ * be fresh. False, with *check saying why (removable), when it is not.
+ * With expected_key, name must be expected_key's (stc__cache_files_name),
+ * as a load looks it up: the stored key is then not hashed again. */
 bool stc__cache_files_judge(const stc__cache_files *files, const char *name,
                             const char *stored_key, const char *expected_key,
                             int64_t created, int64_t now, uint64_t ttl_seconds,

@@ -21,6 +21,11 @@ uint64_t stc_hash64_str(const char *text, uint64_t seed);
 void stc_sha256(const void *data, size_t size, uint8_t out[32]);
 /* SHA-256 as 64 lower-case hex characters plus NUL. */
 void stc_sha256_hex(const void *data, size_t size, char out[65]);
+/* Test-only: with portable, SHA-256 runs its portable rounds from now on;
+ * without, the processor's SHA extensions where it has them (the default).
+ * Returns whether the extensions are in use now. Not while another thread
+ * hashes. */
+bool stc__sha256_accelerated(bool portable);
 /* True when text (may be NULL) is exactly what stc_sha256_hex writes: 64
  * lower-case hex characters. */
 bool stc_is_sha256_hex(const char *text);

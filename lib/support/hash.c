@@ -5,10 +5,28 @@
  * collision would silently return another problem's tuning decision), or an
  * HMAC-SHA256 (RFC 2104: the fleet cache's authenticated objects).
  * SHA-256 follows FIPS 180-4; it is written here so that the core depends on
- * nothing beyond libc. Pure functions, no state: thread-safe. */
+ * nothing beyond libc. On x86-64 processors with the SHA extensions the
+ * compression function runs on them (sha256rnds2, sha256msg1/2: the cache
+ * hashes each record and its key on every site's first call in a process,
+ * and the portable rounds were a third of that warm path); the portable
+ * rounds stay the reference, and test_hash checks both agree. Pure
+ * functions; the only state is which of the two runs (found once, racing
+ * finders agree): thread-safe. */
 #include "stc/hash.h"
 
+#include <stdatomic.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define STC_SHA256_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc 2.33+: its own CPUID answers */
+#endif
+#endif
+#endif
 
 #define STC_FNV_PRIME UINT64_C(0x100000001b3)
 
@@ -94,6 +112,114 @@ static void stc_sha256_compress(uint32_t h[8], const unsigned char *block) {
   h[7] += hh;
 }
 
+#ifdef STC_SHA256_X86
+/* The compression of `blocks` 64-byte blocks with the SHA extensions
+ * (Intel SDM, SHA256RNDS2/SHA256MSG1/SHA256MSG2). The state is kept as
+ * the instructions want it: one register holding A, B, E, F and one holding
+ * C, D, G, H. Each 4-round group g adds its message words to K[4g..4g+3]
+ * and runs two double rounds; meanwhile the words of later groups are made
+ * from earlier ones (msg1 starts W[t] for group g + 3, msg2 finishes group
+ * g + 1's). */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+stc_sha256_compress_x86(uint32_t h[8], const unsigned char *data,
+                        size_t blocks) {
+  const __m128i byte_swap =
+      _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i low = _mm_loadu_si128((const __m128i *)&h[0]);  /* A B C D */
+  __m128i high = _mm_loadu_si128((const __m128i *)&h[4]); /* E F G H */
+  low = _mm_shuffle_epi32(low, 0xB1);                     /* B A D C */
+  high = _mm_shuffle_epi32(high, 0x1B);                   /* H G F E */
+  __m128i abef = _mm_alignr_epi8(low, high, 8);           /* F E B A */
+  __m128i cdgh = _mm_blend_epi16(high, low, 0xF0);        /* H G D C */
+  for (; blocks > 0; blocks--, data += 64) {
+    __m128i abef_before = abef, cdgh_before = cdgh;
+    __m128i m[4];
+    for (int g = 0; g < 16; g++) {
+      if (g < 4)
+        m[g] = _mm_shuffle_epi8(
+            _mm_loadu_si128((const __m128i *)(data + 16 * g)), byte_swap);
+      __m128i words = _mm_add_epi32(
+          m[g % 4], _mm_loadu_si128((const __m128i *)&stc_sha256_k[4 * g]));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, words);
+      if (g >= 3 && g < 15) {
+        __m128i *next = &m[(g + 1) % 4];
+        *next = _mm_add_epi32(
+            *next, _mm_alignr_epi8(m[g % 4], m[(g + 3) % 4], 4));
+        *next = _mm_sha256msg2_epu32(*next, m[g % 4]);
+      }
+      abef = _mm_sha256rnds2_epu32(abef, cdgh,
+                                   _mm_shuffle_epi32(words, 0x0E));
+      if (g >= 1 && g < 13)
+        m[(g + 3) % 4] = _mm_sha256msg1_epu32(m[(g + 3) % 4], m[g % 4]);
+    }
+    abef = _mm_add_epi32(abef, abef_before);
+    cdgh = _mm_add_epi32(cdgh, cdgh_before);
+  }
+  __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+  __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+  _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+/* 0: not known yet, 1: the SHA extensions, 2: the portable rounds. */
+static atomic_int stc_sha256_engine;
+
+static bool stc_sha256_x86_usable(void) {
+  int engine = atomic_load_explicit(&stc_sha256_engine, memory_order_relaxed);
+  if (engine == 0) {
+    /* Under a hypervisor every CPUID instruction is a trap (about 7 us
+     * each measured on a KVM guest, more than the SHA-NI saves on one
+     * process's records): glibc ran them at start-up and answers from
+     * what it keeps. Elsewhere three leaves, each asked once: the highest
+     * leaf, then SSSE3 and SSE 4.1, then SHA. */
+    bool usable = false;
+#ifdef CPU_FEATURE_ACTIVE
+    usable = CPU_FEATURE_ACTIVE(SSSE3) && CPU_FEATURE_ACTIVE(SSE4_1) &&
+             CPU_FEATURE_ACTIVE(SHA);
+#else
+    unsigned a, b, c, d, features = 0;
+    __cpuid(0, a, b, c, d);
+    if (a >= 7) {
+      __cpuid(1, a, b, features, d);
+      __cpuid_count(7, 0, a, b, c, d);
+      usable = (features & bit_SSSE3) && (features & bit_SSE4_1) &&
+               (b & bit_SHA);
+    }
+#endif
+    engine = usable ? 1 : 2;
+    atomic_store_explicit(&stc_sha256_engine, engine, memory_order_relaxed);
+  }
+  return engine == 1;
+}
+#endif
+
+bool stc__sha256_accelerated(bool portable) {
+#ifdef STC_SHA256_X86
+  if (portable) {
+    atomic_store_explicit(&stc_sha256_engine, 2, memory_order_relaxed);
+    return false;
+  }
+  atomic_store_explicit(&stc_sha256_engine, 0, memory_order_relaxed);
+  return stc_sha256_x86_usable();
+#else
+  (void)portable;
+  return false;
+#endif
+}
+
+/* Compresses `blocks` whole blocks at data. */
+static void stc_sha256_blocks(uint32_t h[8], const unsigned char *data,
+                              size_t blocks) {
+#ifdef STC_SHA256_X86
+  if (stc_sha256_x86_usable()) {
+    stc_sha256_compress_x86(h, data, blocks);
+    return;
+  }
+#endif
+  for (; blocks > 0; blocks--, data += 64)
+    stc_sha256_compress(h, data);
+}
+
 static void stc_sha256_init(stc_sha256_state *state) {
   static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
                                       0xa54ff53a, 0x510e527f, 0x9b05688c,
@@ -108,6 +234,14 @@ static void stc_sha256_update(stc_sha256_state *state, const void *data,
   const unsigned char *bytes = data;
   state->total_bytes += size;
   while (size > 0) {
+    if (state->block_used == 0 && size >= 64) {
+      /* Whole blocks straight from the input. */
+      size_t whole = size / 64;
+      stc_sha256_blocks(state->h, bytes, whole);
+      bytes += whole * 64;
+      size -= whole * 64;
+      continue;
+    }
     size_t take = 64 - state->block_used;
     if (take > size)
       take = size;
@@ -116,7 +250,7 @@ static void stc_sha256_update(stc_sha256_state *state, const void *data,
     bytes += take;
     size -= take;
     if (state->block_used == 64) {
-      stc_sha256_compress(state->h, state->block);
+      stc_sha256_blocks(state->h, state->block, 1);
       state->block_used = 0;
     }
   }

@@ -441,9 +441,11 @@ static void stc_cache_examine(stc_disk_cache *cache, const char *name,
 static int stc_cache_make_directory(const char *path, char *missing) {
   missing[0] = 0;
   struct stat st, root;
-  if (stat(path, &st) == 0 && stat("/", &root) == 0 &&
-      st.st_dev == root.st_dev && st.st_ino == root.st_ino)
-    return EPERM;
+  if (stat(path, &st) == 0) /* the usual case: nothing to create */
+    return stat("/", &root) == 0 && st.st_dev == root.st_dev &&
+                   st.st_ino == root.st_ino
+               ? EPERM
+               : 0;
   char *copy = strdup(path);
   if (!copy)
     return ENOMEM;
@@ -467,18 +469,16 @@ static int stc_cache_make_directory(const char *path, char *missing) {
   }
   free(copy);
   int result = 0;
-  if (stat(path, &st) != 0) {
-    /* levels[1] (when there is one) must exist already; create levels[0]
-     * if needed, then path. A relative path of one or two components is
-     * anchored at the working directory, which exists. */
-    if (levels[1] && stat(levels[1], &st) != 0) {
-      strcpy(missing, levels[1]);
-      result = ENOENT;
-    } else if (levels[0] && mkdir(levels[0], 0700) != 0 && errno != EEXIST) {
-      result = errno;
-    } else if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-      result = errno;
-    }
+  /* levels[1] (when there is one) must exist already; create levels[0] if
+   * needed, then path. A relative path of one or two components is
+   * anchored at the working directory, which exists. */
+  if (levels[1] && stat(levels[1], &st) != 0) {
+    strcpy(missing, levels[1]);
+    result = ENOENT;
+  } else if (levels[0] && mkdir(levels[0], 0700) != 0 && errno != EEXIST) {
+    result = errno;
+  } else if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+    result = errno;
   }
   free(levels[0]);
   free(levels[1]);
@@ -486,13 +486,27 @@ static int stc_cache_make_directory(const char *path, char *missing) {
 }
 
 /* Opens a directory entry that must be a real directory, not a symlink, and
- * (when owner_only) ours; any other owner is refused. */
+ * ours (or, with allow_root_owner, root's); any other owner is refused.
+ * *st_out (may be NULL) gets the opened directory's status. With
+ * create_missing, an entry that does not exist is created (0700) first. */
 static stc_status stc_cache_open_dir(int at_fd, const char *name,
                                      const char *shown, uid_t uid,
-                                     bool allow_root_owner, int *out,
-                                     stc_error *err) {
+                                     bool allow_root_owner,
+                                     bool create_missing, int *out,
+                                     struct stat *st_out, stc_error *err) {
   struct stat before, after;
-  if (fstatat(at_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0) {
+  int found = fstatat(at_fd, name, &before, AT_SYMLINK_NOFOLLOW);
+  /* Created only when missing: a mkdirat that fails with EEXIST on every
+   * start is a system call for nothing. */
+  if (found != 0 && errno == ENOENT && create_missing) {
+    if (mkdirat(at_fd, name, 0700) != 0 && errno != EEXIST) {
+      stc_error_set(err, shown, 0, 0, "cannot create cache directory: %s",
+                    strerror(errno));
+      return STC_ERR_IO;
+    }
+    found = fstatat(at_fd, name, &before, AT_SYMLINK_NOFOLLOW);
+  }
+  if (found != 0) {
     stc_error_set(err, shown, 0, 0, "cannot stat cache directory: %s",
                   strerror(errno));
     return STC_ERR_IO;
@@ -527,6 +541,8 @@ static stc_status stc_cache_open_dir(int at_fd, const char *name,
     return STC_ERR_PERMISSION;
   }
   *out = fd;
+  if (st_out)
+    *st_out = after;
   return STC_OK;
 }
 
@@ -580,23 +596,17 @@ stc_status stc_cache_private_dir_open(const char *directory,
   /* The base may be shared (a root-owned sticky directory such as /tmp);
    * the version directory holding the records must be ours alone. */
   if (status == STC_OK)
-    status = stc_cache_open_dir(AT_FDCWD, base, base, uid, true, &base_fd,
-                                err);
-  if (status == STC_OK && mkdirat(base_fd, name, 0700) != 0 &&
-      errno != EEXIST) {
-    stc_error_set(err, path, 0, 0, "cannot create cache directory: %s",
-                  strerror(errno));
-    status = STC_ERR_IO;
-  }
-  if (status == STC_OK)
-    status = stc_cache_open_dir(base_fd, name, path, uid, false, &dir_fd, err);
+    status = stc_cache_open_dir(AT_FDCWD, base, base, uid, true, false,
+                                &base_fd, NULL, err);
   struct stat st;
+  if (status == STC_OK)
+    status = stc_cache_open_dir(base_fd, name, path, uid, false, true,
+                                &dir_fd, &st, err);
   /* Someone widened it: take group and other bits away. Never add a bit:
    * an owner who made it read-only (0500) meant it, and saves then become
    * warnings (stc__cache_files_read_only). */
-  if (status == STC_OK && (fstat(dir_fd, &st) != 0 ||
-                           ((st.st_mode & 077) != 0 &&
-                            fchmod(dir_fd, st.st_mode & 07700) != 0))) {
+  if (status == STC_OK && (st.st_mode & 077) != 0 &&
+      fchmod(dir_fd, st.st_mode & 07700) != 0) {
     stc_error_set(err, path, 0, 0, "cannot make cache directory private: %s",
                   strerror(errno));
     status = STC_ERR_PERMISSION;

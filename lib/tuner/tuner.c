@@ -145,7 +145,10 @@ static void set_free(string_set *set) {
 typedef struct key_entry {
   char *key;
   uint64_t hash;
-  char key_digest[65]; /* sha256 of key: what the fingerprint hashes */
+  /* sha256 of key: what the fingerprint and the win counts compare, ""
+   * until one asks (entry_digest): a cached decision never needs it, and
+   * each site's first call would hash its whole key once more. */
+  char key_digest[65];
   struct key_entry *chain;          /* next in the hash bucket */
   struct key_entry *older, *newer;  /* FIFO order of first insertion */
   bool has_record;
@@ -194,6 +197,13 @@ static key_entry *entry_find(stc_tuner *t, const char *key, uint64_t hash) {
     if (e->hash == hash && strcmp(e->key, key) == 0)
       return e;
   return NULL;
+}
+
+/* e's key digest, computed the first time it is asked for. Lock held. */
+static const char *entry_digest(key_entry *e) {
+  if (!e->key_digest[0])
+    stc_sha256_hex(e->key, strlen(e->key), e->key_digest);
+  return e->key_digest;
 }
 
 static void entry_free(key_entry *e) {
@@ -263,7 +273,6 @@ static stc_status entry_touch(stc_tuner *t, const char *key, uint64_t hash,
   while (t->entry_count >= t->policy.capacity && t->oldest)
     entry_drop(t, t->oldest);
   e->hash = hash;
-  stc_sha256_hex(key, strlen(key), e->key_digest);
   e->chain = t->buckets[hash % t->bucket_count];
   t->buckets[hash % t->bucket_count] = e;
   e->older = t->newest;
@@ -617,28 +626,54 @@ static void put_bytes(key_writer *w, const char *bytes, size_t size) {
   w->length += size;
 }
 
-static void put_field(key_writer *w, const char *tag, const char *value) {
-  char prefix[64];
-  size_t size = strlen(value);
-  int n = snprintf(prefix, sizeof prefix, "%s=%zu:", tag, size);
-  put_bytes(w, prefix, (size_t)n);
+/* Writes value in decimal at text (at most 20 digits); returns how many. */
+static size_t decimal(char *text, uint64_t value) {
+  char digits[20];
+  size_t n = 0;
+  do {
+    digits[n++] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value);
+  for (size_t i = 0; i < n; i++)
+    text[i] = digits[n - 1 - i];
+  return n;
+}
+
+/* Fields are formatted by hand, not by snprintf: the key is built on every
+ * site's first call in a process, and formatting was most of that. The
+ * bytes are exactly the "%s=%zu:", "%" PRIu64 and "%016" PRIx64 spellings
+ * every stored record's key was written with (test_tuner
+ * key_bytes_are_stable). */
+static void put_sized(key_writer *w, const char *tag, const char *value,
+                      size_t size) {
+  char prefix[24];
+  size_t n = decimal(prefix, size);
+  put_bytes(w, tag, strlen(tag));
+  put_bytes(w, "=", 1);
+  put_bytes(w, prefix, n);
+  put_bytes(w, ":", 1);
   put_bytes(w, value, size);
   put_bytes(w, ";", 1);
 }
 
+static void put_field(key_writer *w, const char *tag, const char *value) {
+  put_sized(w, tag, value, strlen(value));
+}
+
 static void put_number(key_writer *w, const char *tag, uint64_t value) {
   char text[24];
-  snprintf(text, sizeof text, "%" PRIu64, value);
-  put_field(w, tag, text);
+  put_sized(w, tag, text, decimal(text, value));
 }
 
 /* Doubles go in as their bits: exact, and independent of the locale. */
 static void put_double(key_writer *w, const char *tag, double value) {
+  static const char hex[] = "0123456789abcdef";
   uint64_t bits;
   memcpy(&bits, &value, sizeof bits);
-  char text[24];
-  snprintf(text, sizeof text, "%016" PRIx64, bits);
-  put_field(w, tag, text);
+  char text[16];
+  for (int i = 15; i >= 0; i--, bits >>= 4)
+    text[i] = hex[bits & 15];
+  put_sized(w, tag, text, sizeof text);
 }
 
 static void write_key(key_writer *w, const stc_tuner_policy *policy,
@@ -2205,7 +2240,7 @@ static bool entry_known_locked(stc_tuner *t, uint64_t hash,
   if (!t->bucket_count)
     return false;
   for (key_entry *e = t->buckets[hash % t->bucket_count]; e; e = e->chain)
-    if (e->hash == hash && strcmp(e->key_digest, digest) == 0)
+    if (e->hash == hash && strcmp(entry_digest(e), digest) == 0)
       return true;
   return false;
 }
@@ -2332,11 +2367,13 @@ void stc_tuner_lower_level_fingerprint(stc_tuner *tuner, char out[65]) {
   for (key_entry *e = parts ? tuner->oldest : NULL; e; e = e->newer) {
     if (e->has_record && e->record.scope != STC_SCOPE_PIPELINE &&
         stc_cache_record_is_fresh(&e->record, now, tuner->policy.ttl_seconds))
-      part_digest(e->key_digest, "winner", e->record.winner, parts[count++]);
+      part_digest(entry_digest(e), "winner", e->record.winner,
+                  parts[count++]);
     /* Bypassed operators run their declared reference, never an unchecked
      * winner. */
     if (e->bypass && e->bypass_scope != STC_SCOPE_PIPELINE)
-      part_digest(e->key_digest, "unverified-reference", "", parts[count++]);
+      part_digest(entry_digest(e), "unverified-reference", "",
+                  parts[count++]);
   }
   unlock_state(tuner);
   if (!parts) {

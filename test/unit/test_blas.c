@@ -533,3 +533,41 @@ STC_TEST(blas_caps_openblas_idle_spin_unless_the_user_set_it) {
   unsetenv("STC_BLAS");
   stc_rt__blas_reset();
 }
+
+/* A library reached through links (relative and absolute, a linked
+ * directory, as Debian's /etc/alternatives chains are) is identified by the
+ * real path realpath(3) gives, read from the open file's descriptor. */
+STC_TEST(library_identity_names_the_real_path_through_links) {
+  char dir[PATH_MAX - 64], lib[PATH_MAX], dep[PATH_MAX];
+  STC_CHECK(fake_blas_in("linked", lib, dep, sizeof lib));
+  snprintf(dir, sizeof dir, "%s/linked", stc_test_tmpdir());
+  char alt[PATH_MAX], hop[PATH_MAX], link_dir[PATH_MAX], entry[PATH_MAX];
+  snprintf(alt, sizeof alt, "%s/alternatives", dir);
+  snprintf(hop, sizeof hop, "%s/alternatives/libblas.so.3", dir);
+  snprintf(link_dir, sizeof link_dir, "%s/lib", dir);
+  snprintf(entry, sizeof entry, "%s/lib/libblas.so.3", dir);
+  STC_CHECK(mkdir(alt, 0700) == 0);
+  STC_CHECK(symlink("../libstc_fake_blas.so", hop) == 0); /* relative */
+  STC_CHECK(symlink(alt, link_dir) == 0);           /* a linked directory */
+  char real[PATH_MAX];
+  STC_CHECK(realpath(entry, real) != NULL);
+  STC_CHECK(strstr(real, "/alternatives") == NULL);
+  char identity[PATH_MAX + 256], why[PATH_MAX + 256];
+  STC_CHECK_EQ_INT(stc_rt__library_examine(entry, identity, sizeof identity,
+                                           why, sizeof why),
+                   STC_RT__LIBRARY_FOUND);
+  char expected[PATH_MAX + 16];
+  snprintf(expected, sizeof expected, "%s;size=", real);
+  STC_CHECK(strncmp(identity, expected, strlen(expected)) == 0);
+  /* A name with a space at its end keeps it (not mistaken for a removed
+   * file's "(deleted)"). */
+  char spaced[PATH_MAX];
+  snprintf(spaced, sizeof spaced, "%s/lib (deleted)", dir);
+  STC_CHECK(stc_test_copy_file(STC_FAKE_BLAS, spaced));
+  STC_CHECK_EQ_INT(stc_rt__library_examine(spaced, identity, sizeof identity,
+                                           why, sizeof why),
+                   STC_RT__LIBRARY_FOUND);
+  STC_CHECK(realpath(spaced, real) != NULL);
+  snprintf(expected, sizeof expected, "%s;size=", real);
+  STC_CHECK(strncmp(identity, expected, strlen(expected)) == 0);
+}

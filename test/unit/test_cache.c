@@ -607,6 +607,34 @@ STC_TEST(cache_directory_created_private) {
   stc_disk_cache_close(cache);
 }
 
+/* The version directory is created only when missing: an existing base
+ * gets it on first open, a second open finds it, and an entry of that name
+ * that is not a directory is refused and left alone. */
+STC_TEST(cache_version_directory_made_once_and_checked) {
+  char base[4096], version[4096];
+  snprintf(base, sizeof base, "%s", test_dir("versiondir"));
+  STC_CHECK(mkdir(base, 0700) == 0);
+  join(version, sizeof version, base, "v1");
+  stc_disk_cache *cache = NULL;
+  stc_error err;
+  STC_CHECK_EQ_INT(stc_disk_cache_open(base, 4, 60, &cache, &err), STC_OK);
+  struct stat st;
+  STC_CHECK(stat(version, &st) == 0 && S_ISDIR(st.st_mode));
+  STC_CHECK_EQ_INT(st.st_mode & 07777, 0700);
+  stc_disk_cache_close(cache);
+  STC_CHECK_EQ_INT(stc_disk_cache_open(base, 4, 60, &cache, &err), STC_OK);
+  stc_disk_cache_close(cache);
+  STC_CHECK(rmdir(version) == 0);
+  int fd = open(version, O_CREAT | O_WRONLY | O_EXCL, 0600);
+  STC_CHECK(fd >= 0);
+  close(fd);
+  cache = NULL;
+  STC_CHECK_EQ_INT(stc_disk_cache_open(base, 4, 60, &cache, &err), STC_ERR_IO);
+  STC_CHECK(cache == NULL);
+  STC_CHECK_CONTAINS(err.message, "not a directory");
+  STC_CHECK(stat(version, &st) == 0 && S_ISREG(st.st_mode));
+}
+
 /* Issue 11: a 0500 version directory was chmod-ed to 0700 and written. Its
  * owner's restriction stays (no bit is ever added), and saving into it is a
  * warning status with a precise text - for root too, who could write. */

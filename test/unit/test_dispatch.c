@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -2567,4 +2568,87 @@ STC_TEST(trial_runner_waits_out_the_other_thread_pools_spin) {
   unsetenv("STC_BLAS_LIBRARY");
   setenv("STC_BLAS", "off", 1);
   stc_rt__blas_reset();
+}
+
+/* ---- the workload text ---- */
+
+/* The text as the runtime wrote it before it stopped using a stdio stream
+ * (runtime/dispatch.c before the warm-path work, kept here as the oracle):
+ * it is the tuner's workload string, so a changed byte would key every
+ * disk record anew. */
+static char *stream_workload_text(const stc_rt_site *site, const int64_t *key) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  if (!out)
+    return NULL;
+  size_t n = 0;
+  for (uint32_t i = 0; i < site->num_args; i++) {
+    uint32_t rank = site->args[i].rank;
+    bool offset = key[n++] != 0;
+    fprintf(out, "%s%s[", i ? " " : "",
+            stc_rt__element_name(site->args[i].element));
+    for (uint32_t d = 0; d < rank; d++)
+      fprintf(out, "%s%" PRId64, d ? "x" : "", key[n + d]);
+    fputc(':', out);
+    for (uint32_t d = 0; d < rank; d++)
+      fprintf(out, "%s%" PRId64, d ? "," : "", key[n + rank + d]);
+    fputs(offset ? "]+off" : "]", out);
+    n += 2 * rank;
+  }
+  if (fclose(out) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+STC_TEST(workload_text_is_unchanged) {
+  /* Every element type and an unknown one, ranks 0 to the limit, the
+   * extremes of int64 and random values, with and without offsets. */
+  static const int64_t extremes[] = {0,  1,         -1,        INT64_MIN,
+                                     INT64_MAX, 10, 999999999, -1000000};
+  static const uint32_t ranks[] = {0, 1, 2, 3, 7, STC_RT__MAX_RANK};
+  uint64_t state = 0x9E3779B97F4A7C15u;
+  size_t compared = 0, longest = 0;
+  for (int round = 0; round < 400; round++) {
+    stc_rt_arg args[STC_RT_MAX_SITE_ARGS];
+    uint32_t num_args = 1 + (uint32_t)(round % STC_RT_MAX_SITE_ARGS);
+    bool widest = round == 399; /* every argument at the limits */
+    int64_t key[STC_RT_MAX_SITE_ARGS * (1 + 2 * STC_RT__MAX_RANK)];
+    size_t n = 0;
+    for (uint32_t i = 0; i < num_args; i++) {
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      uint32_t rank = widest ? STC_RT__MAX_RANK
+                             : ranks[(state >> 33) % (sizeof ranks / sizeof *ranks)];
+      args[i] = (stc_rt_arg){STC_RT_ARG_INPUT,
+                             widest ? STC_RT_BF16 : (uint32_t)((state >> 40) % 9),
+                             rank, 0};
+      key[n++] = widest || (state >> 50) % 2;
+      for (uint32_t d = 0; d < 2 * rank; d++) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        key[n++] = widest ? INT64_MIN
+                   : (state >> 60) < 8
+                       ? extremes[(state >> 20) % 8]
+                       : (int64_t)(state ^ (state >> 29)) >> (state >> 58);
+      }
+    }
+    stc_rt_site site = {STC_RT_DISPATCH_ABI_VERSION, num_args, "test/text",
+                        "linalg.generic", args, NUM_VARIANTS, REFERENCE,
+                        matmul_variants, NULL, NULL};
+    char *expected = stream_workload_text(&site, key);
+    char *got = stc_rt__workload_text(&site, key);
+    STC_CHECK(expected && got);
+    if (expected && got) {
+      STC_CHECK_STR_EQ(got, expected);
+      compared++;
+      if (strlen(got) > longest)
+        longest = strlen(got);
+    }
+    free(expected);
+    free(got);
+  }
+  STC_CHECK_EQ_U64(compared, 400);
+  /* The widest text: 8 bf16 arguments of rank 32, all INT64_MIN, offsets. */
+  STC_CHECK_EQ_U64(longest, 8 * (4 + 1 + 2 * (32 * 20 + 31) + 1 + 5) + 7);
 }

@@ -2775,6 +2775,71 @@ STC_TEST(cache_key_is_unambiguous_and_complete) {
   stc_tuner_destroy(t3);
 }
 
+/* The key's bytes, field by field, are what every stored record was keyed
+ * by: a change would turn every disk record into a miss. The expected texts
+ * were printed by the snprintf-based key writer this one replaced (lib/tuner
+ * before the warm-path work): extremes of each number's spelling (a 20-digit
+ * workspace, a double's 16 hex digits, an empty field), every optional field
+ * (code identities, trust-verified, tf32, a context) and a pipeline key's
+ * fingerprint of a lower-level record (the digest computed on demand). */
+STC_TEST(key_bytes_are_stable) {
+  stc_tuner_policy pol;
+  stc_tuner_policy_init(&pol);
+  pol.trust_verified = true;
+  pol.allow_tf32 = true;
+  pol.tolerance.absolute = 3e-5;
+  pol.tolerance.relative = 0.0125;
+  pol.tolerance.readback_limit = 1234567890123ull;
+  stc_tuner *t = new_tuner(&pol, NULL);
+  STC_CHECK(t != NULL);
+  stc_candidate c[3] = {
+      {"ref", NULL, true, 0, true, "code=abc"},
+      {"variant_with_a_longer_name", "12", true, UINT64_MAX, true,
+       "code=def;blas=none"},
+      {"c", "1", false, 0, false, NULL}};
+  stc_problem op = {STC_SCOPE_OPERATOR, "site|linalg.matmul",
+                    "cpu:test x86-64 avx512",
+                    "f32[-9223372036854775808x0:1,-1]+off", "ctx", true};
+  uint64_t times[FAKE_MAX] = {100, 50, 100};
+  fake f;
+  fake_init(&f, 3, times);
+  stc_decision d;
+  STC_CHECK_EQ_INT(select0(t, &op, c, 3, &f, &d), STC_OK);
+  STC_CHECK_STR_EQ(
+      d.cache_key,
+      "stc-tuner-key=1:1;scope=1:0;operation=18:site|linalg.matmul;"
+      "environment=22:cpu:test x86-64 avx512;"
+      "workload=36:f32[-9223372036854775808x0:1,-1]+off;context=3:ctx;"
+      "candidates=1:3;name=3:ref;revision=1:1;workspace=1:0;eligible=1:1;"
+      "code=8:code=abc;name=26:variant_with_a_longer_name;revision=2:12;"
+      "workspace=20:18446744073709551615;eligible=1:1;"
+      "code=18:code=def;blas=none;name=1:c;revision=1:1;"
+      "workspace=7:unknown;eligible=1:0;code=0:;reference=1:0;"
+      "require-validation=1:1;tolerance-absolute=16:3eff75104d551d69;"
+      "tolerance-relative=16:3f8999999999999a;"
+      "tolerance-readback=13:1234567890123;trust-verified=1:1;"
+      "tolerance-tf32=16:3f847ae147ae147b;");
+  stc_decision_clear(&d);
+  stc_problem pipe = {STC_SCOPE_PIPELINE, "model", "cpu:test", "batch1", NULL,
+                      false};
+  STC_CHECK_EQ_INT(select0(t, &pipe, c, 2, &f, &d), STC_OK);
+  STC_CHECK_STR_EQ(
+      d.cache_key,
+      "stc-tuner-key=1:1;scope=1:2;operation=5:model;environment=8:cpu:test;"
+      "workload=6:batch1;context=0:;candidates=1:2;name=3:ref;revision=1:1;"
+      "workspace=1:0;eligible=1:1;code=8:code=abc;"
+      "name=26:variant_with_a_longer_name;revision=2:12;"
+      "workspace=20:18446744073709551615;eligible=1:1;"
+      "code=18:code=def;blas=none;reference=1:0;require-validation=1:1;"
+      "tolerance-absolute=16:3eff75104d551d69;"
+      "tolerance-relative=16:3f8999999999999a;"
+      "tolerance-readback=13:1234567890123;trust-verified=1:1;"
+      "tolerance-tf32=16:3f847ae147ae147b;lower-level=64:"
+      "eec4b59bf3c5e0099e346f5212119ca1353c79096ff7f127e3d847616e21da9f;");
+  stc_decision_clear(&d);
+  stc_tuner_destroy(t);
+}
+
 STC_TEST(capacity_evicts_oldest_record) {
   stc_tuner_policy pol;
   stc_tuner_policy_init(&pol);
