@@ -29,7 +29,12 @@ the timed processes run without STC_TUNE_REPORT, as deployed; each cold
 run gets its own fresh cache. Beside it the CPU time (user + sys) median;
 warm/def wall and cpu are the warm-cache tuned process over the default
 lowering's (RESULT *_warm_whole_over_default, *_warm_whole_cpu_over_default:
-at most 1.00 is the issue-13 must-show). steady_ms: the model calls' time per
+at most 1.00 is the issue-13 must-show). The timed processes also print
+their @main call's wall time (STC_BENCH_ENTRY, bench/stcbench.py MAIN_C):
+per round warm minus default, in microseconds (RESULT
+*_warm_entry_extra_us), is what the tuned process adds inside the program
+- the runtime's per-process work - without the noise of the process start
+and exit both pay. steady_ms: the model calls' time per
 iteration of the loop (median over --runs processes), excluding each
 process's first call. Every output is compared with the upstream route
 (test/e2e/run-reference.sh, test/e2e/compare-outputs.py): a mismatch prints
@@ -197,7 +202,7 @@ def main():
         # after a cold (tuning, cache-writing) process, default after the
         # vendor one - and its ratio swung 0.95-1.08 between full runs.
         whole = {cfg: [] for cfg in CONFIGS}
-        by_round = {}
+        by_round, entry_by_round = {}, {}
         shuffle = random.Random(9)
         for rnd in range(whole_runs + 1):
             order = list(CONFIGS)
@@ -207,11 +212,13 @@ def main():
                 cache = os.path.join(work, "%s.%s.cache%d" % (base, cfg, rnd))
                 if cfg == "warm":
                     cache = os.path.join(work, "%s.cold.cache0" % base)  # filled in round 0
-                r = sb.run(exes[cfg], env if rnd == 0 else {}, cache=cache)
+                r = sb.run(exes[cfg], env if rnd == 0 else {"STC_BENCH_ENTRY": "1"}, cache=cache)
                 check_whole(r, cfg)
                 if rnd > 0 and r.rc == 0:
                     whole[cfg].append((r.wall, r.cpu))
                     by_round.setdefault(rnd, {})[cfg] = r.wall
+                    if r.entry_us() is not None:
+                        entry_by_round.setdefault(rnd, {})[cfg] = r.entry_us()
                 if rnd > 0 and cfg != "warm" and not a.keep:
                     shutil.rmtree(cache, True)
         fig = {}
@@ -239,6 +246,23 @@ def main():
                 q[1], q[0], q[2], sum(x < 1 for x in paired), len(paired))
         else:
             q, paired_text = None, "warm/def per round: -"
+        # The same rounds inside the processes: the @main call's wall time
+        # (MAIN_C, STC_BENCH_ENTRY), warm minus default, in microseconds:
+        # the model's and the runtime's per-process work without the
+        # process's start and exit (the same libraries load in both, ~95%
+        # of a process here), so much less noisy than whole processes.
+        extra = sorted(t["warm"] - t["default"] for t in entry_by_round.values()
+                       if "warm" in t and "default" in t)
+        def_whole = statistics.median(x[0] for x in whole["default"]) \
+            if whole["default"] else None
+        if extra:
+            eq = statistics.quantiles(extra, n=4) if len(extra) > 1 else [extra[0]] * 3
+            paired_text += ("\n             warm-def @main call per round: median %+.0f us, quartiles "
+                            "%+.0f..%+.0f us (%s of the default's whole process)"
+                            % (eq[1], eq[0], eq[2],
+                               "%+.2f%%" % (100 * eq[1] / (1e6 * def_whole)) if def_whole else "-"))
+        else:
+            eq = None
 
         def whole_ratio(cfg, k):
             a_, b_ = fig[cfg][k], fig["default"][k]
@@ -262,20 +286,24 @@ def main():
         rows.append([base, sites] + [v for cfg in CONFIGS for v in fig[cfg][:2]]
                     + [sp("cold"), sp("warm"), sp("vendor"), chk]
                     + [fig[cfg][2] for cfg in CONFIGS] + [whole_runs]
-                    + ([q[1], q[0], q[2]] if q else [None] * 3))
+                    + ([q[1], q[0], q[2]] if q else [None] * 3)
+                    + ([eq[1], eq[0], eq[2]] if eq else [None] * 3))
         result.append("%s_warm_speedup=%s" % (base, sb.fmt(sp("warm"), "%.2f")))
         result.append("%s_warm_whole_over_default=%s" % (base, sb.fmt(whole_ratio("warm", 0), "%.2f")))
         result.append("%s_warm_whole_cpu_over_default=%s" % (base, sb.fmt(whole_ratio("warm", 2), "%.2f")))
         result.append("%s_warm_whole_paired=%s" % (base, sb.fmt(q[1] if q else None, "%.3f")))
-    # The first 14 columns as before; the whole-process CPU medians and the
-    # number of timed rounds after them.
+        result.append("%s_warm_entry_extra_us=%s" % (base, sb.fmt(eq[1] if eq else None, "%.0f")))
+    # The first 14 columns as before; the whole-process CPU medians, the
+    # number of timed rounds, the per-round paired ratios and @main-call
+    # differences after them.
     sb.write_csv(csv, ["example", "sites", "default_whole_s", "default_steady_ms", "cold_whole_s",
                        "cold_steady_ms", "warm_whole_s", "warm_steady_ms", "vendor_whole_s",
                        "vendor_steady_ms", "steady_speedup_cold", "steady_speedup_warm",
                        "steady_speedup_vendor", "check", "default_whole_cpu_s", "cold_whole_cpu_s",
                        "warm_whole_cpu_s", "vendor_whole_cpu_s", "whole_rounds",
                        "warm_over_default_paired_median", "warm_over_default_paired_q1",
-                       "warm_over_default_paired_q3"], rows)
+                       "warm_over_default_paired_q3", "warm_minus_default_entry_us_median",
+                       "warm_minus_default_entry_us_q1", "warm_minus_default_entry_us_q3"], rows)
     print("(whole_s: median wall time of a process that runs the model once, over %d interleaved "
           "rounds; steady_ms: model time per iteration after the first call; warm/def wall and cpu: "
           "whole-process warm over default, wall and user+sys medians; %.0f s in all; CSV %s)"
