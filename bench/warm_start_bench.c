@@ -20,6 +20,7 @@
  *   bench/warm_start_bench [processes] */
 #include "../runtime/dispatch_internal.h"
 #include "stc/rt.h"
+#include "stc/rt_blas.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -28,27 +29,23 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct memref2 {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[2];
-  int64_t strides[2];
-} memref2;
+/* The f32 2-D memref descriptor (stc/rt_blas.h). */
+typedef stc_rt_memref2 memref2;
 
 static void matmul(int repeats, const memref2 *a, const memref2 *b,
                    memref2 *c) {
+  const float *pa = a->aligned, *pb = b->aligned;
+  float *pc = c->aligned;
   for (int64_t i = 0; i < c->sizes[0]; i++)
     for (int64_t j = 0; j < c->sizes[1]; j++) {
       float acc = 0;
       for (int r = 0; r < repeats; r++) {
         acc = 0;
         for (int64_t k = 0; k < a->sizes[1]; k++)
-          acc += a->aligned[i * a->strides[0] + k] *
-                 b->aligned[k * b->strides[0] + j];
+          acc += pa[i * a->strides[0] + k] * pb[k * b->strides[0] + j];
         __asm__ volatile("" : "+x"(acc)); /* each repeat is work */
       }
-      c->aligned[i * c->strides[0] + j] += acc;
+      pc[i * c->strides[0] + j] += acc;
     }
 }
 
