@@ -58,18 +58,23 @@ typedef void (*sgemv_fn)(int, int, int, int, float, const float *, int,
 typedef void (*dgemv_fn)(int, int, int, int, double, const double *, int,
                          const double *, int, double, double *, int);
 
-/* Two steps, each at most once per process (stc_rt__blas_reset aside):
+/* Three steps, each at most once per process (stc_rt__blas_reset aside):
  * the lookup finds the file dlopen would open, without loading it
- * (library_lookup.c; eligibility and the identity keys are decided from
- * it), and the load opens that file when a BLAS variant is about to run.
- * `g_probed` and `g_done` are published with release after the fields
- * they guard are written. */
+ * (library_lookup.c; eligibility is decided from it), the identity of that
+ * file (real path, size, mtime, build id: what trust_verified keys hold)
+ * is read when first asked for, and the load opens that file when a BLAS
+ * variant is about to run. The identity is separate because only
+ * trust_verified keys need it: reading it (the /proc/self/fd link, the
+ * ELF notes) was half of a warm process's BLAS lookup, on every process.
+ * `g_probed`, `g_identified` and `g_done` are published with release after
+ * the fields they guard are written. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_bool g_probed, g_done, g_attempted;
+static atomic_bool g_probed, g_identified, g_done, g_attempted;
 static struct {
   /* the lookup */
   bool found; /* path is to be loaded */
   char path[PATH_MAX];
+  char stamp[256];               /* the file found (stc_rt__library_stamp) */
   char identity[PATH_MAX + 256]; /* "" = unknown (stc_rt__blas_identity) */
   /* the load */
   bool loaded;
@@ -180,6 +185,7 @@ static void load_by_names_locked(const char *const *names, size_t count) {
   if (g_blas.loaded)
     identity_of_handle(handle, g_blas.identity, sizeof g_blas.identity);
   g_blas.found = g_blas.loaded;
+  atomic_store_explicit(&g_identified, true, memory_order_release);
   finish_load_locked();
 }
 
@@ -195,10 +201,10 @@ static void probe_locked(void) {
   const char *const *names = chosen && *chosen ? &chosen : defaults;
   size_t count = chosen && *chosen ? 1 : sizeof defaults / sizeof *defaults;
   for (size_t i = 0; i < count; i++) {
-    char file[PATH_MAX + 200], why[PATH_MAX + 128];
+    char why[PATH_MAX + 128];
     stc_rt__lookup found = stc_rt__library_find(
-        names[i], g_blas.path, sizeof g_blas.path, file, sizeof file, why,
-        sizeof why);
+        names[i], g_blas.path, sizeof g_blas.path, g_blas.stamp,
+        sizeof g_blas.stamp, why, sizeof why);
     if (found == STC_RT__LIBRARY_UNDECIDED) {
       g_blas.why[0] = 0;
       load_by_names_locked(names + i, count - i);
@@ -207,8 +213,7 @@ static void probe_locked(void) {
     if (found == STC_RT__LIBRARY_FOUND) {
       g_blas.found = true;
       g_blas.why[0] = 0;
-      snprintf(g_blas.identity, sizeof g_blas.identity, "blas=%s", file);
-      return;
+      return; /* the identity is read when asked for (identify_locked) */
     }
     append_why("%s%s%s", why, "");
   }
@@ -226,10 +231,31 @@ static void ensure_probed(void) {
   pthread_mutex_unlock(&g_lock);
 }
 
-/* Loads the file the lookup found; it must still be that file, since the
- * identity keys were made from it. */
+/* The identity of the file the lookup found, once: "" when that file
+ * changed since (its stamp differs) or cannot be read any more; then keys
+ * that need it treat the library as unknown, and the load below fails its
+ * comparison. */
+static void identify_locked(void) {
+  if (atomic_load_explicit(&g_identified, memory_order_relaxed))
+    return;
+  char stamp[sizeof g_blas.stamp], file[PATH_MAX + 200], why[PATH_MAX + 64];
+  g_blas.identity[0] = 0;
+  if (g_blas.found &&
+      stc_rt__library_examine(g_blas.path, file, sizeof file, why,
+                              sizeof why) == STC_RT__LIBRARY_FOUND &&
+      stc_rt__library_stamp(g_blas.path, stamp, sizeof stamp, why,
+                            sizeof why) == STC_RT__LIBRARY_FOUND &&
+      strcmp(stamp, g_blas.stamp) == 0)
+    snprintf(g_blas.identity, sizeof g_blas.identity, "blas=%s", file);
+  atomic_store_explicit(&g_identified, true, memory_order_release);
+}
+
+/* Loads the file the lookup found; it must still be that file, since
+ * identity keys may have been made from it (its identity is taken first if
+ * none was yet). */
 static void load_found_locked(void) {
   void *handle = NULL;
+  identify_locked();
   if (try_library(g_blas.path, &handle)) {
     char loaded[sizeof g_blas.identity];
     identity_of_handle(handle, loaded, sizeof loaded);
@@ -270,6 +296,7 @@ void stc_rt__blas_reset(void) {
   memset(&g_blas, 0, sizeof g_blas);
   atomic_store_explicit(&g_done, false, memory_order_release);
   atomic_store_explicit(&g_probed, false, memory_order_release);
+  atomic_store_explicit(&g_identified, false, memory_order_release);
   atomic_store_explicit(&g_attempted, false, memory_order_release);
   pthread_mutex_unlock(&g_lock);
 }
@@ -294,6 +321,13 @@ bool stc_rt_blas_available(const char **library, const char **why) {
 const char *stc_rt__blas_identity(void) {
   ensure_probed();
   bool done = atomic_load_explicit(&g_done, memory_order_acquire);
+  if (!done && !atomic_load_explicit(&g_identified, memory_order_acquire)) {
+    pthread_mutex_lock(&g_lock);
+    if (!atomic_load_explicit(&g_done, memory_order_relaxed))
+      identify_locked();
+    pthread_mutex_unlock(&g_lock);
+    done = atomic_load_explicit(&g_done, memory_order_acquire);
+  }
   bool usable = done ? g_blas.loaded : g_blas.found;
   return usable && g_blas.identity[0] ? g_blas.identity : NULL;
 }

@@ -162,7 +162,8 @@ void stc_rt_dispatch_config_from_environment(stc_rt_dispatch_config *config) {
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool g_configured;                /* under g_lock */
-static stc_rt_dispatch_config g_config;  /* read-only once g_tuner is set */
+static stc_rt_dispatch_config g_config;  /* read-only once g_started */
+static atomic_bool g_started;            /* dispatch has read g_config */
 static _Atomic(stc_tuner *) g_tuner;
 static atomic_bool g_cache_warned;
 static atomic_bool g_remote_warned;
@@ -213,7 +214,7 @@ stc_status stc_rt_dispatch_configure(const stc_rt_dispatch_config *config,
     return STC_ERR_INVALID;
   }
   pthread_mutex_lock(&g_lock);
-  if (atomic_load(&g_tuner)) {
+  if (atomic_load(&g_started)) {
     status = STC_ERR_INVALID;
     stc_error_set(err, NULL, 0, 0,
                   "site dispatch has already started; configure it before "
@@ -226,15 +227,31 @@ stc_status stc_rt_dispatch_configure(const stc_rt_dispatch_config *config,
   return status;
 }
 
+/* Under g_lock: the configuration, read from the environment unless
+ * stc_rt_dispatch_configure gave one; fixed from here on. */
+static void start_locked(void) {
+  if (!g_configured)
+    stc_rt_dispatch_config_from_environment(&g_config);
+  g_configured = true;
+  atomic_store_explicit(&g_started, true, memory_order_release);
+}
+
+const stc_rt_dispatch_config *stc_rt__dispatch_config(void) {
+  if (!atomic_load_explicit(&g_started, memory_order_acquire)) {
+    pthread_mutex_lock(&g_lock);
+    start_locked();
+    pthread_mutex_unlock(&g_lock);
+  }
+  return &g_config;
+}
+
 stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config) {
   stc_tuner *tuner = atomic_load_explicit(&g_tuner, memory_order_acquire);
   if (!tuner) {
     pthread_mutex_lock(&g_lock);
     tuner = atomic_load_explicit(&g_tuner, memory_order_relaxed);
     if (!tuner) {
-      if (!g_configured)
-        stc_rt_dispatch_config_from_environment(&g_config);
-      g_configured = true;
+      start_locked();
       stc_error err;
       stc_error_clear(&err);
       const char *directory =
@@ -289,6 +306,7 @@ void stc_rt__controls_reset(void) {
   pthread_mutex_lock(&g_lock);
   stc_tuner_destroy(atomic_exchange(&g_tuner, NULL));
   g_configured = false;
+  atomic_store(&g_started, false);
   memset(&g_config, 0, sizeof g_config);
   atomic_store(&g_cache_warned, false);
   atomic_store(&g_remote_warned, false);

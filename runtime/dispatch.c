@@ -1029,7 +1029,8 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       print_decision(site, w, &decision);
     stc_decision_clear(&decision);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
-  } else if (atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
+  } else if (tuner &&
+             atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
     /* Another call deferred this workload's check: the winner this answer
      * names (from the memory the deferral left) is not checked yet. */
     stc_decision_clear(&decision);
@@ -1348,9 +1349,17 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
       return;
     }
   }
-  const stc_rt_dispatch_config *config = NULL;
-  stc_tuner *tuner = stc_rt__dispatch_tuner(&config);
-  if (!tuner) {
+  /* STC_TUNE=off: the tuner would answer "reference" (rule 2); asking it
+   * costs scratch copies of the arguments and loading the vendor BLAS
+   * (OpenBLAS starts its threads: 6 ms CPU, 18 ms wall per process) to
+   * decide eligibility nobody needs, and creating it opens the cache
+   * directory (9 system calls) for records nobody reads. With reports on,
+   * it is asked, so that each site's decision is printed. */
+  const stc_rt_dispatch_config *config = stc_rt__dispatch_config();
+  bool off = config->policy.mode == STC_MODE_DISABLED && !config->print_reports;
+  stc_tuner *tuner = off ? stc_rt__tuner_if_started()
+                         : stc_rt__dispatch_tuner(&config);
+  if (!tuner && !off) {
     warn_site(site, "the tuner cannot be created (out of memory?)");
     run_reference(site, desc);
     return;
@@ -1371,7 +1380,8 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
   size_t chosen;
   if (selected >= 0) {
     chosen = (size_t)selected;
-  } else if (atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
+  } else if (tuner &&
+             atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
     /* Call k >= 2 of a pending workload: the check is on call
      * check_at_call, or later while the winner's start cost is not earned
      * back (rent or buy); until then the reference runs. A trusted winner
@@ -1389,13 +1399,7 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
     else
       deferred_check(s, w, desc, tuner, config);
     return;
-  } else if (config->policy.mode == STC_MODE_DISABLED &&
-             !config->print_reports) {
-    /* STC_TUNE=off: the tuner would answer "reference" (rule 2); asking it
-     * costs scratch copies of the arguments and loading the vendor BLAS
-     * (OpenBLAS starts its threads: 6 ms CPU, 18 ms wall per process) to
-     * decide eligibility nobody needs. With reports on, it is asked, so
-     * that each site's decision is printed. */
+  } else if (off) {
     chosen = publish(s, w, site->reference, NULL, config);
   } else {
     chosen = decide(s, w, desc, tuner, config, &served);

@@ -28,6 +28,11 @@ void stc_rt__warn(const char *format, ...) __attribute__((format(printf, 1, 2)))
  * be created (out of memory): callers run the reference. */
 stc_tuner *stc_rt__dispatch_tuner(const stc_rt_dispatch_config **config);
 
+/* The configuration alone, fixed on first use like the tuner's (the two
+ * are the same), without creating the tuner: STC_TUNE=off dispatch needs
+ * no tuner, whose creation opens the cache directory. */
+const stc_rt_dispatch_config *stc_rt__dispatch_config(void);
+
 /* The tuner if it exists already (never creates it), else NULL. */
 stc_tuner *stc_rt__tuner_if_started(void);
 
@@ -96,7 +101,8 @@ typedef enum stc_rt__lookup {
  * a name with a '/', that file; else the first loadable file on the
  * loader's search path (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH), in its
  * cache, then in the system directories. FOUND fills path (as found, to be
- * given to dlopen) and identity (stc_rt__library_examine); MISSING fills
+ * given to dlopen) and the file's stamp (stc_rt__library_stamp, into
+ * identity); MISSING fills
  * why; UNDECIDED (an object of that soname is loaded already, glibc-hwcaps
  * cache entries, no search-path query) fills nothing. */
 stc_rt__lookup stc_rt__library_find(const char *name, char *path,
@@ -110,6 +116,13 @@ stc_rt__lookup stc_rt__library_find(const char *name, char *path,
 stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
                                        size_t identity_size, char *why,
                                        size_t why_size);
+/* The same checks, with the cheap stamp "dev=<d>;ino=<i>;size=<bytes>;
+ * mtime=<s.ns>" (one fstat) instead of the identity: whether the file
+ * found is still the same one later, without reading its real path or
+ * notes. */
+stc_rt__lookup stc_rt__library_stamp(const char *path, char *stamp,
+                                     size_t stamp_size, char *why,
+                                     size_t why_size);
 
 /* ---- trial_cpu.c: the CPU trial runner ---- */
 

@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +102,11 @@ static bool build_id_of_notes(const unsigned char *note, size_t size,
 }
 
 /* Whether fd is an ELF shared object this process can load; its build id
- * (hex, "" without one) when it is. */
+ * (hex, "" without one) when it is and hex is not NULL. */
 static bool loadable_elf(int fd, char *hex, const char **why) {
   ElfW(Ehdr) header;
-  hex[0] = 0;
+  if (hex)
+    hex[0] = 0;
   if (!read_at(fd, &header, sizeof header, 0) ||
       memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) {
     *why = "not an ELF file";
@@ -127,6 +129,8 @@ static bool loadable_elf(int fd, char *hex, const char **why) {
     *why = "a truncated ELF file";
     return false;
   }
+  if (!hex)
+    return true;
   unsigned char note[NOTE_READ_LIMIT];
   for (size_t i = 0; i < header.e_phnum && !hex[0]; i++) {
     if (program[i].p_type != PT_NOTE)
@@ -160,9 +164,12 @@ static bool real_path_of(int fd, const char *path, char real[PATH_MAX]) {
   return realpath(path, real) != NULL;
 }
 
-stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
-                                       size_t identity_size, char *why,
-                                       size_t why_size) {
+/* stc_rt__library_examine, or with full false the cheap stamp
+ * "dev=<d>;ino=<i>;size=<bytes>;mtime=<s.ns>" of the same checks (no real
+ * path, no notes read). */
+static stc_rt__lookup examine(const char *path, bool full, char *identity,
+                              size_t identity_size, char *why,
+                              size_t why_size) {
   char real[PATH_MAX];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -175,24 +182,43 @@ stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
   char hex[2 * 64 + 1];
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     problem = "not a regular file";
-  else if (!loadable_elf(fd, hex, &problem))
+  else if (!loadable_elf(fd, full ? hex : NULL, &problem))
     ; /* problem says why */
-  else if (!real_path_of(fd, path, real))
+  else if (full && !real_path_of(fd, path, real))
     problem = "its real path cannot be resolved";
   close(fd);
   if (problem) {
     snprintf(why, why_size, "%s: %s", path, problem);
     return STC_RT__LIBRARY_MISSING;
   }
-  int n = snprintf(identity, identity_size,
-                   "%s;size=%" PRIu64 ";mtime=%lld.%09ld;build-id=%s",
-                   real, (uint64_t)st.st_size, (long long)st.st_mtim.tv_sec,
-                   (long)st.st_mtim.tv_nsec, hex[0] ? hex : "none");
+  int n = full ? snprintf(identity, identity_size,
+                          "%s;size=%" PRIu64 ";mtime=%lld.%09ld;build-id=%s",
+                          real, (uint64_t)st.st_size,
+                          (long long)st.st_mtim.tv_sec,
+                          (long)st.st_mtim.tv_nsec, hex[0] ? hex : "none")
+               : snprintf(identity, identity_size,
+                          "dev=%" PRIu64 ";ino=%" PRIu64 ";size=%" PRIu64
+                          ";mtime=%lld.%09ld",
+                          (uint64_t)st.st_dev, (uint64_t)st.st_ino,
+                          (uint64_t)st.st_size, (long long)st.st_mtim.tv_sec,
+                          (long)st.st_mtim.tv_nsec);
   if (n < 0 || (size_t)n >= identity_size) {
     snprintf(why, why_size, "%s: path too long", path);
     return STC_RT__LIBRARY_MISSING;
   }
   return STC_RT__LIBRARY_FOUND;
+}
+
+stc_rt__lookup stc_rt__library_examine(const char *path, char *identity,
+                                       size_t identity_size, char *why,
+                                       size_t why_size) {
+  return examine(path, true, identity, identity_size, why, why_size);
+}
+
+stc_rt__lookup stc_rt__library_stamp(const char *path, char *stamp,
+                                     size_t stamp_size, char *why,
+                                     size_t why_size) {
+  return examine(path, false, stamp, stamp_size, why, why_size);
 }
 
 /* ---- already loaded? ---- */
@@ -276,6 +302,46 @@ static const char *cache_string(const char *base, size_t size,
   return base + offset;
 }
 
+/* The loader's cache file, mapped once per process and kept (it is small,
+ * ~40 KB, and read-only): unmapping it cost as much as mapping it, and
+ * reading it into fresh heap pages more than both. Mapped again when the
+ * file is another one (replaced by ldconfig, compared by fstat). Returns
+ * the mapping with g_cache_lock held (cache_lookup releases it), NULL
+ * without the lock on failure. */
+static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  const char *map;
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime;
+} g_cache_file;
+
+static const char *cache_map(int fd, const struct stat *st) {
+  pthread_mutex_lock(&g_cache_lock);
+  if (g_cache_file.map &&
+      (g_cache_file.dev != st->st_dev || g_cache_file.ino != st->st_ino ||
+       g_cache_file.size != st->st_size ||
+       g_cache_file.mtime.tv_sec != st->st_mtim.tv_sec ||
+       g_cache_file.mtime.tv_nsec != st->st_mtim.tv_nsec)) {
+    munmap((void *)g_cache_file.map, (size_t)g_cache_file.size);
+    g_cache_file.map = NULL;
+  }
+  if (!g_cache_file.map) {
+    void *map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      pthread_mutex_unlock(&g_cache_lock);
+      return NULL;
+    }
+    g_cache_file.map = map;
+    g_cache_file.dev = st->st_dev;
+    g_cache_file.ino = st->st_ino;
+    g_cache_file.size = st->st_size;
+    g_cache_file.mtime = st->st_mtim;
+  }
+  return g_cache_file.map;
+}
+
 /* Looks name up in the loader's cache: CACHE_HIT with the entry's paths
  * (first to last, as the loader tries them) in paths[0..*count-1];
  * CACHE_UNSURE when an entry is for a glibc-hwcaps subdirectory (the
@@ -293,9 +359,9 @@ static cache_answer cache_lookup(const char *name, char paths[][PATH_MAX],
     return CACHE_UNSURE;
   }
   size_t size = (size_t)st.st_size;
-  const char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const char *map = cache_map(fd, &st);
   close(fd);
-  if (map == MAP_FAILED)
+  if (!map)
     return CACHE_UNSURE;
   cache_answer answer = CACHE_UNSURE;
   size_t at = 0;
@@ -312,15 +378,20 @@ static cache_answer cache_lookup(const char *name, char paths[][PATH_MAX],
     const char *base = map + at;
     size_t base_size = size - at;
     answer = CACHE_MISS;
+    size_t name_size = strlen(name) + 1; /* with its NUL */
     for (uint32_t i = 0; i < header.nlibs; i++) {
       cache_entry entry;
       memcpy(&entry, base + sizeof header + i * sizeof entry, sizeof entry);
-      const char *key = cache_string(base, base_size, entry.key);
-      const char *value = cache_string(base, base_size, entry.value);
+      /* The key compared in place, NUL included (so within bounds and
+       * terminated): no scan of every entry's strings for their ends,
+       * which was most of this function's time in a ~1000-entry cache. */
       int type = entry.flags & CACHE_FLAG_TYPE_MASK;
-      if (!key || strcmp(key, name) != 0 ||
+      if (entry.key >= base_size || base[entry.key] != name[0] ||
+          base_size - entry.key < name_size ||
+          memcmp(base + entry.key, name, name_size) != 0 ||
           (type != CACHE_FLAG_ELF && type != CACHE_FLAG_ELF_LIBC6))
         continue;
+      const char *value = cache_string(base, base_size, entry.value);
       if (entry.hwcap != 0 || !value || strlen(value) >= PATH_MAX) {
         answer = CACHE_UNSURE;
         break;
@@ -331,7 +402,7 @@ static cache_answer cache_lookup(const char *name, char paths[][PATH_MAX],
       }
     }
   }
-  munmap((void *)map, size);
+  pthread_mutex_unlock(&g_cache_lock);
   return answer;
 }
 
@@ -357,7 +428,7 @@ static bool system_directory(const char *dir) {
   return rest[0] == '/' && !memchr(rest + 1, '/', rest_length - 1);
 }
 
-/* Tries dir/name; FOUND fills path and identity. */
+/* Tries dir/name; FOUND fills path and stamp. */
 static stc_rt__lookup try_directory(const char *dir, const char *name,
                                     char *path, size_t path_size,
                                     char *identity, size_t identity_size) {
@@ -367,8 +438,8 @@ static stc_rt__lookup try_directory(const char *dir, const char *name,
                    length && dir[length - 1] == '/' ? "" : "/", name);
   if (n < 0 || (size_t)n >= path_size)
     return STC_RT__LIBRARY_MISSING;
-  return stc_rt__library_examine(path, identity, identity_size, why,
-                                 sizeof why);
+  return stc_rt__library_stamp(path, identity, identity_size, why,
+                               sizeof why);
 }
 
 stc_rt__lookup stc_rt__library_find(const char *name, char *path,
@@ -381,8 +452,8 @@ stc_rt__lookup stc_rt__library_find(const char *name, char *path,
       return STC_RT__LIBRARY_MISSING;
     }
     strcpy(path, name);
-    return stc_rt__library_examine(name, identity, identity_size, why,
-                                   why_size);
+    return stc_rt__library_stamp(name, identity, identity_size, why,
+                                 why_size);
   }
   soname_search loaded = {name, false};
   dl_iterate_phdr(match_soname, &loaded);
@@ -430,8 +501,8 @@ stc_rt__lookup stc_rt__library_find(const char *name, char *path,
       char ignored[PATH_MAX + 64];
       if (strlen(cached[k]) < path_size) {
         strcpy(path, cached[k]);
-        result = stc_rt__library_examine(path, identity, identity_size,
-                                         ignored, sizeof ignored);
+        result = stc_rt__library_stamp(path, identity, identity_size,
+                                       ignored, sizeof ignored);
       }
     }
   }

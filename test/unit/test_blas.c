@@ -499,6 +499,44 @@ STC_TEST(blas_library_changed_after_its_lookup_is_not_used) {
   stc_rt__blas_reset();
 }
 
+/* The lookup reads no identity (real path, notes: only trust_verified keys
+ * need them); asked for later, the identity is of the file the lookup
+ * found, or unknown when that file changed in between - never the new
+ * file's. */
+STC_TEST(blas_identity_is_read_when_asked_and_only_of_the_file_found) {
+  char lib[PATH_MAX], dep[PATH_MAX];
+  STC_CHECK(fake_blas_in("late", lib, dep, sizeof lib));
+  unsetenv("STC_BLAS");
+  setenv("STC_BLAS_LIBRARY", lib, 1);
+  stc_rt__blas_reset();
+  const char *reason = NULL;
+  STC_CHECK(!ineligible(&reason)); /* the lookup: found */
+  const char *identity = stc_rt__blas_identity();
+  STC_CHECK(identity != NULL);
+  char expected[PATH_MAX + 256], why[PATH_MAX + 64];
+  STC_CHECK_EQ_INT(stc_rt__library_examine(lib, expected, sizeof expected,
+                                           why, sizeof why),
+                   STC_RT__LIBRARY_FOUND);
+  STC_CHECK(identity && strncmp(identity, "blas=", 5) == 0 &&
+            strcmp(identity + 5, expected) == 0);
+
+  stc_rt__blas_reset();
+  STC_CHECK(!ineligible(&reason));
+  FILE *f = fopen(lib, "ab");
+  STC_CHECK(f != NULL);
+  if (f) {
+    fputs("appended", f); /* another file since the lookup */
+    fclose(f);
+  }
+  STC_CHECK(stc_rt__blas_identity() == NULL);
+  const char *load_why = NULL;
+  STC_CHECK(!stc_rt__blas_load(&load_why));
+  STC_CHECK_CONTAINS(load_why ? load_why : "",
+                     "changed between its lookup and its load");
+  unsetenv("STC_BLAS_LIBRARY");
+  stc_rt__blas_reset();
+}
+
 /* OpenBLAS's idle workers spin about 0.1 s after each call, taking the
  * cores of whatever runs next (an OpenMP variant the tuner times right
  * after matmul_blas ran at half speed): loading caps the spin unless the

@@ -14,6 +14,7 @@
 #include "stc/tuner_cache.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -418,7 +419,11 @@ STC_TEST(printed_report_is_a_table_with_runtime_reasons) {
 }
 
 STC_TEST(tune_off_runs_the_reference_without_tuning) {
-  STC_CHECK(fresh_runtime(STC_MODE_DISABLED, NULL));
+  /* A cache directory that does not exist yet: creating the tuner would
+   * create it (and open it); with tuning off nothing reads it. */
+  char cache[4096];
+  snprintf(cache, sizeof cache, "%s/never-opened", test_dir("off"));
+  STC_CHECK(fresh_runtime(STC_MODE_DISABLED, cache));
   stc_rt__blas_reset();
   problem p;
   problem_init(&p, 16, 0, 0, 4);
@@ -432,6 +437,14 @@ STC_TEST(tune_off_runs_the_reference_without_tuning) {
   STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == (void *)reference_entry);
   /* Nobody needed the BLAS variant's eligibility: the library stays unloaded. */
   STC_CHECK(!stc_rt__blas_attempted());
+  /* Nor the tuner: no cache directory opened (or created). */
+  struct stat st;
+  STC_CHECK(stc_rt__tuner_if_started() == NULL);
+  STC_CHECK(stat(cache, &st) != 0 && errno == ENOENT);
+  /* The configuration was fixed by the call all the same. */
+  stc_rt_dispatch_config again;
+  stc_rt_dispatch_config_init(&again);
+  STC_CHECK(stc_rt_dispatch_configure(&again, NULL) == STC_ERR_INVALID);
   problem_free(&p);
 }
 
