@@ -485,64 +485,84 @@ static int stc_cache_make_directory(const char *path, char *missing) {
   return result;
 }
 
+/* Why the directory entry `name` could not be opened (open_error: its
+ * errno), in the order the checks are made: a symlink, not a directory,
+ * another owner, else the error itself. */
+static stc_status stc_cache_open_failed(int at_fd, const char *name,
+                                        const char *shown, uid_t uid,
+                                        bool allow_root_owner, int open_error,
+                                        stc_error *err) {
+  struct stat st;
+  if (fstatat(at_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    stc_error_set(err, shown, 0, 0, "cannot stat cache directory: %s",
+                  strerror(errno));
+    return STC_ERR_IO;
+  }
+  if (S_ISLNK(st.st_mode) || open_error == ELOOP) {
+    stc_error_set(err, shown, 0, 0,
+                  "cache directory is a symbolic link; refused");
+    return STC_ERR_PERMISSION;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    stc_error_set(err, shown, 0, 0, "cache path is not a directory");
+    return STC_ERR_IO;
+  }
+  if (st.st_uid != uid && !(allow_root_owner && st.st_uid == 0)) {
+    stc_error_set(err, shown, 0, 0,
+                  "cache directory is owned by another user (uid %u); refused",
+                  (unsigned)st.st_uid);
+    return STC_ERR_PERMISSION;
+  }
+  stc_error_set(err, shown, 0, 0, "cannot open cache directory: %s",
+                strerror(open_error));
+  return STC_ERR_IO;
+}
+
 /* Opens a directory entry that must be a real directory, not a symlink, and
  * ours (or, with allow_root_owner, root's); any other owner is refused.
  * *st_out (may be NULL) gets the opened directory's status. With
- * create_missing, an entry that does not exist is created (0700) first. */
+ * create_missing, an entry that does not exist is created (0700) first.
+ * Opened first (O_NOFOLLOW | O_DIRECTORY), then checked by fstat on the
+ * descriptor: what is checked is what was opened, and a warm start makes
+ * two system calls per level instead of four (a stat before the open to
+ * check, a stat after it to see the entry was not swapped meanwhile); the
+ * reasons a failed open gives are read only then. */
 static stc_status stc_cache_open_dir(int at_fd, const char *name,
                                      const char *shown, uid_t uid,
                                      bool allow_root_owner,
                                      bool create_missing, int *out,
                                      struct stat *st_out, stc_error *err) {
-  struct stat before, after;
-  int found = fstatat(at_fd, name, &before, AT_SYMLINK_NOFOLLOW);
+  const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  int fd = openat(at_fd, name, flags);
   /* Created only when missing: a mkdirat that fails with EEXIST on every
    * start is a system call for nothing. */
-  if (found != 0 && errno == ENOENT && create_missing) {
+  if (fd < 0 && errno == ENOENT && create_missing) {
     if (mkdirat(at_fd, name, 0700) != 0 && errno != EEXIST) {
       stc_error_set(err, shown, 0, 0, "cannot create cache directory: %s",
                     strerror(errno));
       return STC_ERR_IO;
     }
-    found = fstatat(at_fd, name, &before, AT_SYMLINK_NOFOLLOW);
+    fd = openat(at_fd, name, flags);
   }
-  if (found != 0) {
-    stc_error_set(err, shown, 0, 0, "cannot stat cache directory: %s",
-                  strerror(errno));
-    return STC_ERR_IO;
-  }
-  if (S_ISLNK(before.st_mode)) {
-    stc_error_set(err, shown, 0, 0,
-                  "cache directory is a symbolic link; refused");
-    return STC_ERR_PERMISSION;
-  }
-  if (!S_ISDIR(before.st_mode)) {
+  if (fd < 0)
+    return stc_cache_open_failed(at_fd, name, shown, uid, allow_root_owner,
+                                 errno, err);
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    close(fd);
     stc_error_set(err, shown, 0, 0, "cache path is not a directory");
     return STC_ERR_IO;
   }
-  if (before.st_uid != uid && !(allow_root_owner && before.st_uid == 0)) {
+  if (st.st_uid != uid && !(allow_root_owner && st.st_uid == 0)) {
+    close(fd);
     stc_error_set(err, shown, 0, 0,
                   "cache directory is owned by another user (uid %u); refused",
-                  (unsigned)before.st_uid);
-    return STC_ERR_PERMISSION;
-  }
-  int fd = openat(at_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    int error = errno;
-    stc_error_set(err, shown, 0, 0, "cannot open cache directory: %s",
-                  strerror(error));
-    return error == ELOOP ? STC_ERR_PERMISSION : STC_ERR_IO;
-  }
-  /* The entry may have been swapped between the two calls. */
-  if (fstat(fd, &after) != 0 || after.st_dev != before.st_dev ||
-      after.st_ino != before.st_ino) {
-    close(fd);
-    stc_error_set(err, shown, 0, 0, "cache directory changed while opening");
+                  (unsigned)st.st_uid);
     return STC_ERR_PERMISSION;
   }
   *out = fd;
   if (st_out)
-    *st_out = after;
+    *st_out = st;
   return STC_OK;
 }
 
@@ -573,31 +593,48 @@ stc_status stc_cache_private_dir_open(const char *directory,
   uid_t uid = geteuid();
   int dir_fd = -1;
 
-  stc_status status = STC_OK;
+  /* The usual case first: the base exists, and opening it is all. Else
+   * (missing, or refused: the same reasons again, now reported) it is
+   * created as stc_cache_make_directory allows, and opened. */
+  struct stat base_st;
   int base_fd = -1;
-  char *missing = malloc(strlen(base) + 1);
-  int error = missing ? stc_cache_make_directory(base, missing) : ENOMEM;
-  if (error == EPERM) {
+  stc_error quiet;
+  stc_status status = stc_cache_open_dir(AT_FDCWD, base, base, uid, true,
+                                         false, &base_fd, &base_st, &quiet);
+  if (status != STC_OK) {
+    char *missing = malloc(strlen(base) + 1);
+    int error = missing ? stc_cache_make_directory(base, missing) : ENOMEM;
+    status = STC_OK;
+    if (error == EPERM) {
+      stc_error_set(err, base, 0, 0,
+                    "the root directory cannot hold a cache; refused");
+      status = STC_ERR_PERMISSION;
+    } else if (error == ENOENT && missing[0]) {
+      stc_error_set(err, base, 0, 0,
+                    "'%s' does not exist; stc creates only the cache "
+                    "directory and its parent",
+                    missing);
+      status = STC_ERR_IO;
+    } else if (error) {
+      stc_error_set(err, base, 0, 0, "cannot create cache directory: %s",
+                    strerror(error));
+      status = error == ENOMEM ? STC_ERR_NOMEM : STC_ERR_IO;
+    }
+    free(missing);
+    /* The base may be shared (a root-owned sticky directory such as /tmp);
+     * the version directory holding the records must be ours alone. */
+    if (status == STC_OK)
+      status = stc_cache_open_dir(AT_FDCWD, base, base, uid, true, false,
+                                  &base_fd, &base_st, err);
+  }
+  /* Never the filesystem root (stc_cache_make_directory). */
+  struct stat root;
+  if (status == STC_OK && stat("/", &root) == 0 &&
+      base_st.st_dev == root.st_dev && base_st.st_ino == root.st_ino) {
     stc_error_set(err, base, 0, 0,
                   "the root directory cannot hold a cache; refused");
     status = STC_ERR_PERMISSION;
-  } else if (error == ENOENT && missing[0]) {
-    stc_error_set(err, base, 0, 0,
-                  "'%s' does not exist; stc creates only the cache directory "
-                  "and its parent",
-                  missing);
-    status = STC_ERR_IO;
-  } else if (error) {
-    stc_error_set(err, base, 0, 0, "cannot create cache directory: %s",
-                  strerror(error));
-    status = error == ENOMEM ? STC_ERR_NOMEM : STC_ERR_IO;
   }
-  free(missing);
-  /* The base may be shared (a root-owned sticky directory such as /tmp);
-   * the version directory holding the records must be ours alone. */
-  if (status == STC_OK)
-    status = stc_cache_open_dir(AT_FDCWD, base, base, uid, true, false,
-                                &base_fd, NULL, err);
   struct stat st;
   if (status == STC_OK)
     status = stc_cache_open_dir(base_fd, name, path, uid, false, true,
