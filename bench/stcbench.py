@@ -549,11 +549,26 @@ def link(obj, exe, rt=None, log=None):
     elif rt.endswith(".a"):
         libs = [rt, os.path.join(rt_dir, "libstc_core.a"), static_yaml()] + stub
     # The order of test/e2e/aot-build.sh (docs/aot.md, "Start-up cost").
-    _run_checked(["cc", "-O1", "-o", exe, exe + ".main.c", obj,
-                  "-Wl,--as-needed", "-L" + LLVM_LIB, "-lmlir_c_runner_utils",
-                  "-lmlir_runner_utils", "-Wl,--no-as-needed", "-lm", "-lc",
-                  "-Wl,--as-needed"] + boot + libs + ["-lomp", "-ldl", "-Wl,--no-as-needed",
+    _run_checked(["cc", "-O1", "-o", exe, exe + ".main.c", obj] + runner_utils(rt_dir) +
+                 ["-Wl,--no-as-needed", "-lm", "-lc", "-Wl,--as-needed"] + boot + libs +
+                 ["-lomp", "-ldl", "-Wl,--no-as-needed",
                   "-lpthread", "-Wl,-rpath," + rt_dir, "-Wl,-rpath," + LLVM_LIB], log)
+
+
+def runner_utils(rt_dir):
+    """What AOT executables print with (printMemrefF32, vector.print's
+    printF32, rtclock): libstc_runner_utils.a beside the runtime or in
+    stc's lib/ (runtime/runner_utils.c, libc only), as test/e2e/aot-build.sh
+    links; with STC_BENCH_UPSTREAM_RUNNER_UTILS=1 MLIR's shared ones, which
+    load libMLIR and libLLVM (docs/aot.md, "Start-up cost")."""
+    if os.environ.get("STC_BENCH_UPSTREAM_RUNNER_UTILS") == "1":
+        return ["-Wl,--as-needed", "-L" + LLVM_LIB, "-lmlir_c_runner_utils",
+                "-lmlir_runner_utils", "-lmlir_float16_utils"]
+    for d in (rt_dir, os.path.join(stc_bin(), "..", "lib")):
+        a = os.path.normpath(os.path.join(d, "libstc_runner_utils.a"))
+        if os.path.exists(a):
+            return [a]
+    raise BuildError("no libstc_runner_utils.a beside %s or in %s/../lib" % (rt_dir, stc_bin()))
 
 
 def stub_library(out_dir):

@@ -21,16 +21,23 @@
 #      from find_package(stc), else stc::rt; a static runtime also links
 #      libyaml, its static archive where there is one), libm and pthreads,
 #      plus libomp (the CPU lowering turns parallel schedules into OpenMP)
-#      and MLIR's runner-utils libraries, needed only because the examples
-#      print with printMemrefF32. The start-up stub libstc_rt_aot.a beside
+#      and libstc_runner_utils.a (runtime/runner_utils.c: printMemrefF32,
+#      what vector.print calls, rtclock; libc only), for models that print.
+#      STC_AOT_UPSTREAM_RUNNER_UTILS=ON links MLIR's
+#      libmlir_{c_,}runner_utils.so instead, which load libMLIR and libLLVM
+#      (docs/aot.md, "Start-up cost"). The start-up stub libstc_rt_aot.a beside
 #      the runtime loads libomp on first use (runtime/aot_omp.c), and,
 #      linked ahead of a libstc_rt.so, libstc_rt (runtime/aot_boot.c).
 # Variables: STC_OPT_EXECUTABLE (default: the in-tree stc-opt target, else
 #      stc::opt from find_package(stc), else stc-opt on PATH), STC_RT_LIBRARY, STC_LLVM_LIBRARY_DIR (default
-#      /usr/lib/llvm-22/lib), CMAKE_OBJCOPY.
+#      /usr/lib/llvm-22/lib), STC_AOT_UPSTREAM_RUNNER_UTILS (default OFF),
+#      CMAKE_OBJCOPY.
 
 set(STC_LLVM_LIBRARY_DIR "/usr/lib/llvm-22/lib" CACHE PATH
     "where libomp and libmlir_(c_)runner_utils live")
+option(STC_AOT_UPSTREAM_RUNNER_UTILS
+       "AOT executables print with MLIR's libmlir_(c_)runner_utils (loads libMLIR, libLLVM) instead of libstc_runner_utils.a"
+       OFF)
 
 function(stc_add_aot_executable name)
   cmake_parse_arguments(AOT "" "MODEL;PROFILE;ENTRY;RUNTIME" "" ${ARGN})
@@ -151,26 +158,47 @@ function(stc_add_aot_executable name)
   if(rt_deps)
     add_dependencies(${name} ${rt_deps})
   endif()
-  find_library(STC_MLIR_C_RUNNER_UTILS mlir_c_runner_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
-  find_library(STC_MLIR_RUNNER_UTILS mlir_runner_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
+  # utils: the runner utilities (printMemrefF32, vector.print's printF32,
+  # rtclock, ...). By default stc's static libstc_runner_utils.a (in-tree
+  # target, installed stc::runner_utils, else beside STC_RT_LIBRARY);
+  # with STC_AOT_UPSTREAM_RUNNER_UTILS MLIR's shared ones.
+  set(utils "")
+  if(STC_AOT_UPSTREAM_RUNNER_UTILS)
+    find_library(STC_MLIR_C_RUNNER_UTILS mlir_c_runner_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
+    find_library(STC_MLIR_RUNNER_UTILS mlir_runner_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
+    find_library(STC_MLIR_FLOAT16_UTILS mlir_float16_utils PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
+    foreach(lib STC_MLIR_C_RUNNER_UTILS STC_MLIR_RUNNER_UTILS STC_MLIR_FLOAT16_UTILS)
+      if(${lib})
+        list(APPEND utils "${${lib}}")
+      endif()
+    endforeach()
+  elseif(TARGET stc_runner_utils)
+    set(utils "$<TARGET_FILE:stc_runner_utils>")
+    add_dependencies(${name} stc_runner_utils)
+  elseif(TARGET stc::runner_utils)
+    get_target_property(utils stc::runner_utils IMPORTED_LOCATION)
+  elseif(_stc_rt_dir AND EXISTS "${_stc_rt_dir}/libstc_runner_utils.a")
+    set(utils "${_stc_rt_dir}/libstc_runner_utils.a")
+  else()
+    find_library(STC_RUNNER_UTILS_LIBRARY NAMES libstc_runner_utils.a)
+    if(NOT STC_RUNNER_UTILS_LIBRARY)
+      message(FATAL_ERROR "stc_add_aot_executable(${name}): no libstc_runner_utils.a "
+              "(set STC_RUNNER_UTILS_LIBRARY, or STC_AOT_UPSTREAM_RUNNER_UTILS=ON for MLIR's)")
+    endif()
+    set(utils "${STC_RUNNER_UTILS_LIBRARY}")
+  endif()
   find_library(STC_OMP_LIBRARY omp PATHS "${STC_LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
   find_package(Threads REQUIRED)
-  set(utils "")
-  foreach(lib STC_MLIR_C_RUNNER_UTILS STC_MLIR_RUNNER_UTILS)
-    if(${lib})
-      list(APPEND utils "${${lib}}")
-    endif()
-  endforeach()
   set(omp "")
   if(STC_OMP_LIBRARY)
     set(omp "${STC_OMP_LIBRARY}")
   endif()
-  # --as-needed: libstc_rt, libomp and the runner utils are dropped from a
-  # model that does not use them. Order: the runner utils, libm and libc
-  # before libstc_rt and libomp, so that the start-up symbol lookups of the
-  # libraries the runner utils pull in (libMLIR, libLLVM: ~47k) that resolve
-  # in libc/libm do not first search libstc_rt and libomp (docs/aot.md,
-  # "Start-up cost").
+  # --as-needed: libstc_rt, libomp and MLIR's runner utils are dropped from
+  # a model that does not use them (stc's are an archive: only taken when
+  # called). Order: the runner utils, libm and libc before libstc_rt and
+  # libomp, so that with MLIR's the start-up symbol lookups of the libraries
+  # they pull in (libMLIR, libLLVM: ~47k) that resolve in libc/libm do not
+  # first search libstc_rt and libomp (docs/aot.md, "Start-up cost").
   # The stub (boot) defines what a tuned object calls of libstc_rt and
   # libomp, so --as-needed drops both and the stub loads them on first use,
   # by file name through the executable's RUNPATH (docs/aot.md, "Start-up

@@ -4,13 +4,15 @@
 #
 #   <p>/bin/                stc-prof, stc-cache (+ stc-opt, stc-run with the compiler)
 #   <p>/lib/                libstc_rt.so, libstc_rt.a (+ libstc_core.a, which
-#                           the static runtime needs)
+#                           the static runtime needs), libstc_rt_aot.a,
+#                           libstc_runner_utils.a
 #   <p>/include/stc/        the runtime's public headers (rt*.h and what they include)
 #   <p>/lib/cmake/stc/      stcConfig.cmake, stcConfigVersion.cmake,
 #                           stcTargets.cmake (stc::rt, stc::rt_static, stc::core,
-#                           stc::opt), StcAOT.cmake (stc_add_aot_executable)
+#                           stc::runner_utils, stc::opt), StcAOT.cmake
+#                           (stc_add_aot_executable)
 #   <p>/lib/pkgconfig/      stc-rt.pc (the runtime), stc-aot.pc (stc-rt plus
-#                           what AOT-compiled models link: libomp, MLIR runner utils)
+#                           what AOT-compiled models link: libstc_runner_utils, libomp)
 # (lib/ is CMAKE_INSTALL_LIBDIR.) Every file locates the prefix relative to
 # itself, so an installed tree can be moved or installed with --prefix.
 include(GNUInstallDirs)
@@ -22,7 +24,7 @@ set(STC_INSTALL_PKGCONFIGDIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 file(RELATIVE_PATH STC_CMAKEDIR_TO_PREFIX "/stc-prefix/${STC_INSTALL_CMAKEDIR}" "/stc-prefix")
 file(RELATIVE_PATH STC_PCDIR_TO_PREFIX "/stc-prefix/${STC_INSTALL_PKGCONFIGDIR}" "/stc-prefix")
 
-# Where AOT programs find libomp and MLIR's runner utils (as in StcAOT.cmake).
+# Where AOT programs find libomp (and, asked for, MLIR's runner utils; StcAOT.cmake).
 if(STC_BUILD_COMPILER AND STC_LLVM_LIB_DIR)
   set(STC_INSTALL_LLVM_LIBDIR "${STC_LLVM_LIB_DIR}")
 else()
@@ -47,6 +49,9 @@ install(TARGETS stc_core ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT
 # The AOT start-up stub (runtime/aot_boot.c), found beside libstc_rt.so by
 # StcAOT.cmake (STC_RT_LIBRARY) and test/e2e/aot-build.sh.
 install(TARGETS stc_rt_aot ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
+# MLIR's runner utilities without libMLIR (runtime/runner_utils.c), which
+# AOT executables that print link instead of upstream's.
+install(TARGETS stc_runner_utils ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
 
 # ---- public headers: the runtime's API (stc/rt.h and what it and the
 # other rt_*.h headers include); the core's internals (profile.h, hash.h,

@@ -4,8 +4,9 @@
 #   stc-opt --tune-hot-paths [--hot-path-profile=P] --emit=obj -o X.o
 #   objcopy --redefine-sym ENTRY=__stc_aot_entry   (the model's @main
 #     would clash with C's main)
-#   cc X.main.c X.o  libmlir_{c_,}runner_utils libm libc  libstc_rt  libomp pthread
-# In:  [--profile=P] [--entry=NAME] [--rt=LIB] model.mlir out-exe
+#   cc X.main.c X.o  libstc_runner_utils.a libm libc  libstc_rt  libomp pthread
+# In:  [--profile=P] [--entry=NAME] [--rt=LIB] [--upstream-runner-utils]
+#      model.mlir out-exe
 #      --rt: the library that provides stc_rt_site_enter. Default: the
 #      static runtime next to stc-opt's bin/ (<build>/lib/libstc_rt_static.a,
 #      or an installed lib/libstc_rt.a), else libstc_rt.so there. A static
@@ -13,22 +14,29 @@
 #      static archive where the system has one); libstc_rt.so with the
 #      start-up stub; a test stand-in such as Inputs/site_enter_stub.so as
 #      it is.
+#      The printing functions (printMemrefF32, vector.print's printF32,
+#      ...) come from libstc_runner_utils.a beside the runtime or stc-opt's
+#      lib/ (runtime/runner_utils.c: libc only); --upstream-runner-utils
+#      links MLIR's libmlir_{c_,}runner_utils.so and libmlir_float16_utils.so
+#      (printF16) instead, which load libMLIR and libLLVM (docs/aot.md,
+#      "Start-up cost").
 # Out: out-exe (and out-exe.o, out-exe.main.c); exit 0, or stc-opt's / cc's
 #      error. Tools: stc-opt on PATH, cc, objcopy; LLVM libs from
 #      STC_LLVM_LIB (default /usr/lib/llvm-22/lib).
 set -euo pipefail
-profile='' entry=main rt=''
+profile='' entry=main rt='' upstream_utils=0
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --profile=*) profile=${1#*=} ;;
     --entry=*) entry=${1#*=} ;;
     --rt=*) rt=${1#*=} ;;
+    --upstream-runner-utils) upstream_utils=1 ;;
     *) echo "$0: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 if [[ $# -ne 2 ]]; then
-  echo "usage: $0 [--profile=P] [--entry=NAME] [--rt=LIB] model.mlir out-exe" >&2
+  echo "usage: $0 [--profile=P] [--entry=NAME] [--rt=LIB] [--upstream-runner-utils] model.mlir out-exe" >&2
   exit 2
 fi
 model=$1 exe=$2
@@ -74,9 +82,21 @@ case $(basename "$rt") in
     rt_libs=("$rt" "$rt_dir/libstc_core.a" "$yaml")
     [[ -r $rt_dir/libstc_rt_aot.a ]] && rt_libs+=("$rt_dir/libstc_rt_aot.a") ;;
 esac
-# Library order: see docs/aot.md, "Start-up cost" (libstc_rt and libomp
-# after libc, so the runner utils' libLLVM lookups skip them).
-cc -O1 -o "$exe" "$exe.main.c" "$exe.o" \
-  -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils \
+# The runner utilities: stc's (static, libc only) or, asked for, MLIR's
+# shared ones. Library order: see docs/aot.md, "Start-up cost" (with
+# MLIR's, libstc_rt and libomp come after libc, so that libLLVM's start-up
+# lookups skip them).
+if [[ $upstream_utils == 1 ]]; then
+  utils=(-Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils -lmlir_float16_utils)
+else
+  utils=()
+  for dir in "$rt_dir" "$(dirname "$(command -v stc-opt || echo .)")/../lib"; do
+    if [[ -r $dir/libstc_runner_utils.a ]]; then utils=("$dir/libstc_runner_utils.a"); break; fi
+  done
+  [[ ${#utils[@]} -gt 0 ]] || { echo "$0: no libstc_runner_utils.a beside $rt or stc-opt" >&2; exit 2; }
+fi
+# libm and libc --no-as-needed: the runtime archives after them need libm
+# (cc passes --as-needed by default on Debian).
+cc -O1 -o "$exe" "$exe.main.c" "$exe.o" "${utils[@]}" \
   -Wl,--no-as-needed -lm -lc -Wl,--as-needed "${boot[@]}" "${rt_libs[@]}" -lomp -ldl -Wl,--no-as-needed -lpthread \
   -Wl,-rpath,"$rt_dir" -Wl,-rpath,"$llvm_lib"

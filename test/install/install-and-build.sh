@@ -30,6 +30,17 @@ resolved_rt() {
   echo "libstc_rt.so => $(realpath "$lib" | sed "s|^$prefix/|PREFIX/|")"
 }
 
+# Fails unless executable $2 (named $1 in the message) prints with
+# libstc_runner_utils.a: it must not need libMLIR, libLLVM or MLIR's
+# runner utilities (DESIGN.md section 2).
+no_llvm() {
+  if readelf -d "$2" | grep -E 'NEEDED.*(libMLIR|libLLVM|runner_utils)'; then
+    echo "error: $1 needs MLIR or LLVM libraries" >&2; return 1
+  fi
+  nm "$2" | grep -q ' T printMemrefF32$' ||
+    { echo "error: $1 does not hold printMemrefF32" >&2; return 1; }
+}
+
 echo "== install"
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 (cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort)
@@ -55,6 +66,7 @@ ninja -C "$work/cmake-build" > "$work/cmake-build.log" 2>&1 || { cat "$work/cmak
 if ldd "$work/cmake-build/matmul_aot" | grep -q libstc_rt; then
   echo "error: matmul_aot loads a shared libstc_rt" >&2; ldd "$work/cmake-build/matmul_aot" >&2; exit 1
 fi
+no_llvm matmul "$work/cmake-build/matmul_aot"
 grep -o -F "$prefix/lib/libstc_rt.a" "$work/cmake-build/build.ninja" | head -n 1 | sed "s|^$prefix/|static runtime: PREFIX/|"
 nm "$work/cmake-build/matmul_aot" | grep -c -E ' T (stc_rt_site_enter|stc_rt_environment)$' | sed 's/^/AOT runtime symbols: /'
 if grep -q -F "$build" "$work/cmake-build/build.ninja"; then
@@ -77,5 +89,6 @@ objcopy --redefine-sym main=__stc_aot_entry matmul.o
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Wextra -Werror -o matmul_pc main.c matmul.o $(pkg-config --cflags --libs stc-aot)
 resolved_rt matmul_pc
+no_llvm matmul_pc matmul_pc
 ./matmul_pc
 echo "== done"

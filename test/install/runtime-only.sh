@@ -23,7 +23,7 @@ jobs=${STC_INSTALL_TEST_JOBS:-2}
 echo "== build (STC_BUILD_COMPILER=OFF)"
 cmake -G Ninja -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTC_BUILD_COMPILER=OFF \
   > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
-ninja -C "$work/build" -j"$jobs" stc_rt stc_rt_static stc_rt_aot stc_core stc-prof stc-cache \
+ninja -C "$work/build" -j"$jobs" stc_rt stc_rt_static stc_rt_aot stc_runner_utils stc_core stc-prof stc-cache \
   > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
 echo "== install"

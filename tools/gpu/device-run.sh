@@ -12,7 +12,7 @@
 #                          and tools/gpu/convred.mlir (the conv/reduction
 #                          bench) compiled with --tune-hot-paths
 #                          --target=cuda --emit=obj and AOT-linked with
-#                          libstc_rt and tools/gpu/print_memref.c (MLIR's
+#                          libstc_rt and runtime/runner_utils.c (MLIR's
 #                          printMemrefF32 library needs libLLVM);
 #   examples/<name>.not-compiled  the error of a program that does not
 #                          compile for CUDA (listed as NOT-COMPILED);
@@ -97,7 +97,7 @@ build() {
     "$here/gpu_table.py" "$bundle/"
   local rt=$bundle/lib/libstc_rt.so
   local link=(-Wl,-rpath,'$ORIGIN/../lib' -lm -lpthread)
-  cc -O2 -c -o "$bundle/obj/print_memref.o" "$here/print_memref.c"
+  cc -O2 -c -o "$bundle/obj/runner_utils.o" "$root/runtime/runner_utils.c"
   cat > "$bundle/obj/main.c" <<'MAIN'
 extern void __stc_aot_entry(void);
 int main(void) {
@@ -133,7 +133,7 @@ MAIN
     fi
     objcopy --redefine-sym main=__stc_aot_entry "$obj"
     cc -o "$bundle/examples/$name.cuda" "$bundle/obj/main.c" "$obj" \
-      "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
+      "$bundle/obj/runner_utils.o" "$rt" "${link[@]}"
     PATH=$stc_build/bin:$PATH "$root/test/e2e/aot-build.sh" "$model" "$bundle/obj/$name.cpu"
     STC_CACHE_DIR=$cpu_cache "$bundle/obj/$name.cpu" > "$bundle/examples/$name.cpu.out"
   done
@@ -141,7 +141,7 @@ MAIN
     "$root/examples/mlp.mlir" -o "$bundle/obj/mlp.cubin.o"
   objcopy --redefine-sym main=__stc_aot_entry "$bundle/obj/mlp.cubin.o"
   cc -o "$bundle/examples/mlp.cubin.cuda" "$bundle/obj/main.c" "$bundle/obj/mlp.cubin.o" \
-    "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
+    "$bundle/obj/runner_utils.o" "$rt" "${link[@]}"
   cp "$bundle/examples/mlp.cpu.out" "$bundle/examples/mlp.cubin.cpu.out"
   # A site variant the device cannot launch (PTX and cubin: ptxas accepts
   # it, the dynamic shared memory size is the launch's).
@@ -154,7 +154,7 @@ MAIN
       -o "$bundle/obj/$lf.o" 2> /dev/null
     objcopy --redefine-sym main=__stc_aot_entry "$bundle/obj/$lf.o"
     cc -o "$bundle/examples/$lf.cuda" "$bundle/obj/main.c" "$bundle/obj/$lf.o" \
-      "$bundle/obj/print_memref.o" "$rt" "${link[@]}"
+      "$bundle/obj/runner_utils.o" "$rt" "${link[@]}"
   done
   PATH=$stc_build/bin:$PATH "$root/test/e2e/aot-build.sh" "$here/launch_failure.mlir" \
     "$bundle/obj/launch_failure.cpu" 2> /dev/null

@@ -13,8 +13,8 @@
 #   new void @main that drops them, so that its printed tables compare.
 # - anything else: the object step: `stc-opt --tune-hot-paths [profile]
 #   --emit=obj` makes an object that links (its own `main` renamed, a stub C
-#   main) against libstc_rt and what aot-build.sh links, and the executable
-#   runs: exit 0, no output. Once per distinct lowered module: profiles whose
+#   main) against libstc_rt and what aot-build.sh links (libstc_runner_utils.a,
+#   libomp), and the executable runs: exit 0, no output. Once per distinct lowered module: profiles whose
 #   modules are equal give byte-equal objects. A `func.func @main()` that
 #   prints nothing is called by the stub (mode run-silent): the real runtime
 #   explores with a fresh cache and check-all (stderr kept in
@@ -131,7 +131,7 @@ check_unit() {
     [[ $mode == obj ]] || stub=$work/stub-run.o
     objcopy --redefine-sym main=__stc_lit_main "$dir/$kind.o"
     cc -o "$dir/$kind.exe" "$stub" "$dir/$kind.o" \
-      -Wl,--as-needed -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_runner_utils -Wl,--no-as-needed \
+      "$(dirname "$rt")/libstc_runner_utils.a" -Wl,--no-as-needed \
       -lm -lc -Wl,--as-needed "$rt" -lomp -Wl,--no-as-needed -lpthread \
       -Wl,-rpath,"$(dirname "$rt")" -Wl,-rpath,"$llvm_lib" ||
       { echo "FAIL: $unit/$kind: the object does not link against libstc_rt"; return 1; }
