@@ -466,22 +466,32 @@ STC_TEST(blas_present_but_broken_library_fails_its_load_cleanly) {
   stc_rt__blas_reset();
 }
 
-/* The identity keys were made from the file found; if that file changes
- * before its load, what would run is not what the keys name: not loaded. */
-STC_TEST(blas_library_changed_after_its_lookup_is_not_used) {
-  char lib[PATH_MAX], dep[PATH_MAX];
-  STC_CHECK(fake_blas_in("changed", lib, dep, sizeof lib));
+/* A fake BLAS copied into its own directory `name`, chosen by
+ * STC_BLAS_LIBRARY and looked up afresh; lib gets its path. */
+static bool select_fake_blas(const char *name, char lib[PATH_MAX]) {
+  char dep[PATH_MAX];
+  if (!fake_blas_in(name, lib, dep, PATH_MAX))
+    return false;
   unsetenv("STC_BLAS");
   setenv("STC_BLAS_LIBRARY", lib, 1);
   stc_rt__blas_reset();
+  return true;
+}
+
+/* Makes path another file: bytes appended (a different size). */
+static bool append_to(const char *path) {
+  FILE *f = fopen(path, "ab");
+  return f && fputs("appended", f) >= 0 && fclose(f) == 0;
+}
+
+/* The identity keys were made from the file found; if that file changes
+ * before its load, what would run is not what the keys name: not loaded. */
+STC_TEST(blas_library_changed_after_its_lookup_is_not_used) {
+  char lib[PATH_MAX];
+  STC_CHECK(select_fake_blas("changed", lib));
   const char *reason = NULL;
   STC_CHECK(!ineligible(&reason));
-  FILE *f = fopen(lib, "ab");
-  STC_CHECK(f != NULL);
-  if (f) {
-    fputs("appended", f); /* a different size: another file */
-    fclose(f);
-  }
+  STC_CHECK(append_to(lib));
   const char *why = NULL;
   STC_CHECK(!stc_rt__blas_load(&why));
   STC_CHECK(why != NULL);
@@ -504,11 +514,8 @@ STC_TEST(blas_library_changed_after_its_lookup_is_not_used) {
  * found, or unknown when that file changed in between - never the new
  * file's. */
 STC_TEST(blas_identity_is_read_when_asked_and_only_of_the_file_found) {
-  char lib[PATH_MAX], dep[PATH_MAX];
-  STC_CHECK(fake_blas_in("late", lib, dep, sizeof lib));
-  unsetenv("STC_BLAS");
-  setenv("STC_BLAS_LIBRARY", lib, 1);
-  stc_rt__blas_reset();
+  char lib[PATH_MAX];
+  STC_CHECK(select_fake_blas("late", lib));
   const char *reason = NULL;
   STC_CHECK(!ineligible(&reason)); /* the lookup: found */
   const char *identity = stc_rt__blas_identity();
@@ -522,12 +529,7 @@ STC_TEST(blas_identity_is_read_when_asked_and_only_of_the_file_found) {
 
   stc_rt__blas_reset();
   STC_CHECK(!ineligible(&reason));
-  FILE *f = fopen(lib, "ab");
-  STC_CHECK(f != NULL);
-  if (f) {
-    fputs("appended", f); /* another file since the lookup */
-    fclose(f);
-  }
+  STC_CHECK(append_to(lib)); /* another file since the lookup */
   STC_CHECK(stc_rt__blas_identity() == NULL);
   const char *load_why = NULL;
   STC_CHECK(!stc_rt__blas_load(&load_why));
