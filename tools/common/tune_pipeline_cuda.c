@@ -487,6 +487,7 @@ stc_status stc_tune_pipeline_add_cuda(MlirOpPassManager pm,
     snprintf(text, sizeof text,
              "gpu.module(convert-vector-to-scf{full-unroll=true},"
              "expand-strided-metadata,lower-affine),"
+             "func.func(convert-vector-to-scf{full-unroll=true}),"
              "lower-affine,convert-scf-to-cf,"
              "nvvm-attach-target{chip=%s O=3},"
              "gpu.module(convert-gpu-to-nvvm,convert-vector-to-llvm,convert-ub-to-llvm),"
