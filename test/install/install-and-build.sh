@@ -37,7 +37,7 @@ no_llvm() {
   if readelf -d "$2" | grep -E 'NEEDED.*(libMLIR|libLLVM|runner_utils)'; then
     echo "error: $1 needs MLIR or LLVM libraries" >&2; return 1
   fi
-  nm "$2" | grep -q ' T printMemrefF32$' ||
+  nm "$2" | grep ' T printMemrefF32$' > /dev/null ||
     { echo "error: $1 does not hold printMemrefF32" >&2; return 1; }
 }
 
@@ -63,7 +63,7 @@ ninja -C "$work/cmake-build" > "$work/cmake-build.log" 2>&1 || { cat "$work/cmak
 # tree: StcAOT.cmake links the installed static runtime (libstc_rt.a,
 # libstc_core.a), so the executable loads no libstc_rt.so and holds the
 # runtime's entry points itself (docs/aot.md).
-if ldd "$work/cmake-build/matmul_aot" | grep -q libstc_rt; then
+if ldd "$work/cmake-build/matmul_aot" | grep libstc_rt > /dev/null; then
   echo "error: matmul_aot loads a shared libstc_rt" >&2; ldd "$work/cmake-build/matmul_aot" >&2; exit 1
 fi
 no_llvm matmul "$work/cmake-build/matmul_aot"

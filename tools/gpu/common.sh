@@ -20,7 +20,7 @@ matmul_object() {
 # find_cublas: unless STC_CUBLAS_LIBRARY is set or the loader finds
 # libcublas, export the toolkit's or PyTorch's wheel's copy.
 find_cublas() {
-  if [[ -z ${STC_CUBLAS_LIBRARY:-} ]] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[23] '; then
+  if [[ -z ${STC_CUBLAS_LIBRARY:-} ]] && ! ldconfig -p 2>/dev/null | grep 'libcublas\.so\.1[23] ' > /dev/null; then
     local found
     found=$(ls /usr/local/cuda*/lib64/libcublas.so.1[23] 2>/dev/null | head -1)
     [[ -n $found ]] || found=$(python3 -c "import nvidia.cublas, os, glob; d = os.path.dirname(nvidia.cublas.__file__ or nvidia.cublas.__path__[0]); print((glob.glob(d + '/lib/libcublas.so.1*') or [''])[0])" 2>/dev/null)
