@@ -1029,8 +1029,7 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
       print_decision(site, w, &decision);
     stc_decision_clear(&decision);
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
-  } else if (tuner &&
-             atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
+  } else if (atomic_load_explicit(&w->pending, memory_order_acquire) >= 0) {
     /* Another call deferred this workload's check: the winner this answer
      * names (from the memory the deferral left) is not checked yet. */
     stc_decision_clear(&decision);
@@ -1353,7 +1352,7 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
    * costs scratch copies of the arguments and loading the vendor BLAS
    * (OpenBLAS starts its threads: 6 ms CPU, 18 ms wall per process) to
    * decide eligibility nobody needs, and creating it opens the cache
-   * directory (9 system calls) for records nobody reads. With reports on,
+   * directory (6 system calls) for records nobody reads. With reports on,
    * it is asked, so that each site's decision is printed. */
   const stc_rt_dispatch_config *config = stc_rt__dispatch_config();
   bool off = config->policy.mode == STC_MODE_DISABLED && !config->print_reports;
