@@ -58,6 +58,37 @@ func.func @regex_mismatch() {
 
 // -----
 
+// A large repetition is fine; one that glibc's regcomp would expand into
+// 10^6 copies (and allocate until the process dies) is refused, at its place.
+// CHECK-NOT: 1,400
+// expected-error-re@below {{b{{(o{1,2}){1,400}o*}}m}}
+func.func @large_regex() {
+  return
+}
+
+// -----
+
+// CHECK: verify-diagnostics-mismatch.mlir:[[# @LINE + 3]]:1: error: unexpected error: boom
+// CHECK: verify-diagnostics-mismatch.mlir:[[# @LINE + 1]]:4: error: expected error "b{{.*}}m" has a regular expression whose repetitions expand past 2000 elements
+// expected-error-re@below {{b{{((o{100}){100}){100}x*}}m}}
+func.func @exploding_regex() {
+  return
+}
+
+// -----
+
+// \1 is the digit, as in MLIR's regular expressions, not a back-reference
+// (glibc's, which backtrack for minutes on a long message): b(o)\1m would
+// match "boom" with one.
+// CHECK: verify-diagnostics-mismatch.mlir:[[# @LINE + 3]]:1: error: unexpected error: boom
+// CHECK: verify-diagnostics-mismatch.mlir:[[# @LINE + 1]]:4: error: expected error "b{{.*}}m" was not produced
+// expected-error-re@below {{b{{(o)\1}}m}}
+func.func @back_reference() {
+  return
+}
+
+// -----
+
 // An unexpected parser error is reported at its place.
 // CHECK: verify-diagnostics-mismatch.mlir:[[# @LINE + 2]]:3: error: unexpected error: custom op 'not_an_op' is unknown
 func.func @parse_error() {

@@ -217,21 +217,183 @@ static char *regex_of(const char *text) {
   return out.data;
 }
 
-/* Whether e matches message; *valid (may be NULL) tells whether e's regex
+/* glibc's regcomp copies a repeated atom once per repetition, and nested
+ * repetitions multiply: ((a{1000}){1000}){1000} asks it for 10^9 nodes and
+ * it allocates until the process dies. Optional copies ({1,n}, (a?){n})
+ * cost memory quadratic in their number: 34 MB for 2000, 790 MB for 10000.
+ * Patterns whose expansion, as over-estimated below, passes this bound (or
+ * nest deeper than REGEX_MAX_DEPTH groups) are refused before regcomp sees
+ * them; the largest accepted ones take regcomp under 40 MB. */
+#define REGEX_MAX_EXPANSION 2000
+#define REGEX_MAX_DEPTH 64
+
+static size_t saturating_mul(size_t a, size_t b) {
+  return b && a > (REGEX_MAX_EXPANSION + 1) / b ? REGEX_MAX_EXPANSION + 1
+                                                : a * b;
+}
+
+/* The end of the bracket expression that starts at p ('['), or NULL. */
+static const char *bracket_end(const char *p) {
+  p++;
+  if (*p == '^')
+    p++;
+  if (*p == ']')
+    p++;
+  for (; *p && *p != ']'; p++)
+    if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+      char kind = p[1];
+      const char *close = p + 2;
+      while (*close && !(close[0] == kind && close[1] == ']'))
+        close++;
+      if (!*close)
+        return NULL;
+      p = close + 1;
+    }
+  return *p ? p : NULL;
+}
+
+/* glibc's EREs take \1 .. \9 as back-references, which make regexec
+ * backtrack for minutes on a 200-character message; MLIR's (llvm::Regex)
+ * EREs read them as the digit. Rewrites re in place to the latter. */
+static void digits_for_backreferences(char *re) {
+  char *out = re;
+  for (const char *p = re; *p;) {
+    const char *end = p + 1;
+    if (*p == '\\' && p[1] >= '1' && p[1] <= '9') {
+      end = ++p + 1;
+    } else if (*p == '\\' && p[1]) {
+      end = p + 2;
+    } else if (*p == '[') {
+      const char *close = bracket_end(p);
+      end = close ? close + 1 : p + strlen(p);
+    }
+    size_t n = (size_t)(end - p);
+    memmove(out, p, n);
+    out += n;
+    p = end;
+  }
+  *out = '\0';
+}
+
+/* Parses the interval {m}, {m,}, {m,n} or {,n} at p into the number of copies
+ * regcomp makes of its atom; returns the end of it, or NULL if p does not
+ * start an interval. */
+static const char *interval(const char *p, size_t *copies) {
+  size_t m = 0, n = 0;
+  const char *q = p + 1;
+  if ((*q < '0' || *q > '9') && *q != ',') /* glibc reads {,n} as {0,n} */
+    return NULL;
+  for (; *q >= '0' && *q <= '9'; q++)
+    m = m > REGEX_MAX_EXPANSION ? m : m * 10 + (size_t)(*q - '0');
+  n = m;
+  if (*q == ',') {
+    q++;
+    n = m + 1; /* {m,}: m copies and a starred one */
+    if (*q >= '0' && *q <= '9')
+      for (n = 0; *q >= '0' && *q <= '9'; q++)
+        n = n > REGEX_MAX_EXPANSION ? n : n * 10 + (size_t)(*q - '0');
+  }
+  if (*q != '}')
+    return NULL;
+  *copies = n > m ? n : m;
+  return q + 1;
+}
+
+/* An upper bound of the atoms regcomp builds for the ERE re, saturated at
+ * REGEX_MAX_EXPANSION + 1. Alternatives add; a repeated atom counts once per
+ * copy ('+' as two, '*' and '?' as one). */
+static size_t regex_expansion(const char *re) {
+  struct {
+    size_t done, current, last;
+  } frames[REGEX_MAX_DEPTH + 1] = {{0}};
+  size_t depth = 0;
+  for (const char *p = re; *p;) {
+    size_t atom = 1, copies = 1;
+    bool repeat = false; /* of the last atom, copies times in all */
+    const char *next = p + 1;
+    switch (*p) {
+    case '\\':
+      next = p[1] ? p + 2 : p + 1;
+      break;
+    case '[':
+      if (!(next = bracket_end(p)))
+        return 0; /* regcomp refuses it */
+      next++;
+      break;
+    case '(':
+      if (++depth > REGEX_MAX_DEPTH)
+        return REGEX_MAX_EXPANSION + 1;
+      frames[depth].done = frames[depth].current = frames[depth].last = 0;
+      p = next;
+      continue;
+    case ')':
+      if (depth == 0)
+        break;
+      atom = frames[depth].done + frames[depth].current + 1;
+      depth--;
+      break;
+    case '|':
+      frames[depth].done += frames[depth].current;
+      frames[depth].current = frames[depth].last = 0;
+      p = next;
+      continue;
+    case '*':
+    case '?':
+      repeat = true;
+      break;
+    case '+':
+      repeat = true;
+      copies = 2;
+      break;
+    case '{':
+      if ((next = interval(p, &copies)))
+        repeat = true;
+      else
+        next = p + 1;
+      break;
+    default:
+      break;
+    }
+    if (repeat && copies > 1) {
+      size_t extra = saturating_mul(frames[depth].last, copies - 1);
+      frames[depth].current += extra;
+      frames[depth].last += extra;
+    } else if (!repeat) {
+      frames[depth].current += atom;
+      frames[depth].last = atom;
+    }
+    if (frames[depth].current + frames[depth].done > REGEX_MAX_EXPANSION)
+      return REGEX_MAX_EXPANSION + 1;
+    p = next;
+  }
+  size_t total = 0;
+  for (size_t i = 0; i <= depth; i++)
+    total += frames[i].done + frames[i].current;
+  return total;
+}
+
+typedef enum { REGEX_OK, REGEX_INVALID, REGEX_TOO_LARGE } regex_status;
+
+/* Whether e matches message; *status (may be NULL) tells whether e's regex
  * compiles. */
 static bool regex_matches(const expectation *e, const char *message,
-                          bool *valid) {
+                          regex_status *status) {
   char *pattern = regex_of(e->text);
   regex_t regex;
-  bool compiled =
-      pattern && regcomp(&regex, pattern, REG_EXTENDED | REG_NOSUB) == 0;
-  bool matched = compiled && message &&
+  regex_status result = REGEX_INVALID;
+  if (pattern)
+    digits_for_backreferences(pattern);
+  if (pattern && regex_expansion(pattern) > REGEX_MAX_EXPANSION)
+    result = REGEX_TOO_LARGE;
+  else if (pattern && regcomp(&regex, pattern, REG_EXTENDED | REG_NOSUB) == 0)
+    result = REGEX_OK;
+  bool matched = result == REGEX_OK && message &&
                  regexec(&regex, message, 0, NULL, 0) == 0;
-  if (compiled)
+  if (result == REGEX_OK)
     regfree(&regex);
   free(pattern);
-  if (valid)
-    *valid = compiled;
+  if (status)
+    *status = result;
   return matched;
 }
 
@@ -306,13 +468,18 @@ bool stc_opt_verify_diagnostics(const stc_opt_diagnostics *diagnostics,
     if (e->matched)
       continue;
     stc_text message = {0};
-    bool valid = true;
+    regex_status status = REGEX_OK;
     if (e->is_regex)
-      regex_matches(e, NULL, &valid);
-    if (!valid)
+      regex_matches(e, NULL, &status);
+    if (status == REGEX_INVALID)
       stc_text_appendf(&message, "expected %s \"%s\" has an invalid "
                            "regular expression",
                            stc_diagnostic_severity_name(e->severity), e->text);
+    else if (status == REGEX_TOO_LARGE)
+      stc_text_appendf(&message, "expected %s \"%s\" has a regular "
+                           "expression whose repetitions expand past %d "
+                           "elements", stc_diagnostic_severity_name(e->severity),
+                           e->text, REGEX_MAX_EXPANSION);
     else if (!e->unknown_loc && e->line == 0)
       stc_text_appendf(&message, "expected %s \"%s\" has no line to refer "
                            "to", stc_diagnostic_severity_name(e->severity), e->text);
