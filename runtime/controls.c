@@ -40,6 +40,7 @@ void stc_rt__warn(const char *format, ...) {
 void stc_rt_dispatch_config_init(stc_rt_dispatch_config *config) {
   memset(config, 0, sizeof *config);
   stc_tuner_policy_init(&config->policy);
+  config->warm_start = true;
 }
 
 static bool parse_flag(const char *name, const char *text, bool *out) {
@@ -79,7 +80,7 @@ static bool is_plain_control(const char *name) {
   static const char *const plain[] = {
       "STC_TUNE",          "STC_TUNE_REPORT",     "STC_TUNE_CHECK_ALL",
       "STC_TUNE_RECHECK_EVERY", "STC_TUNE_BUILD_TAG", "STC_TUNE_DRIVER_TAG",
-      "STC_TUNE_CONTEXT_TAG"};
+      "STC_TUNE_CONTEXT_TAG", "STC_TUNE_WARM_START"};
   for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
     if (strcmp(name, plain[i]) == 0)
       return true;
@@ -130,6 +131,8 @@ void stc_rt_dispatch_config_from_environment(stc_rt_dispatch_config *config) {
     parse_flag("STC_TUNE_CHECK_ALL", text, &config->check_all);
   if ((text = getenv("STC_TUNE_RECHECK_EVERY")))
     parse_count("STC_TUNE_RECHECK_EVERY", text, &config->recheck_every);
+  if ((text = getenv("STC_TUNE_WARM_START")))
+    parse_flag("STC_TUNE_WARM_START", text, &config->warm_start);
   for (char **entry = environ; entry && *entry; entry++)
     if (strncmp(*entry, "STC_TUNE_", 9) == 0 && strchr(*entry, '='))
       apply_policy_control(&config->policy, *entry);

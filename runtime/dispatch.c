@@ -50,6 +50,7 @@
  * and published when due). check_at_call 1 with a cost to pay defers too. */
 #include "dispatch_internal.h"
 #include "rt_internal.h"
+#include "warm_start.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -89,6 +90,15 @@ typedef struct workload {
                                      while pending */
   atomic_uint_fast64_t calls;    /* cached calls through the runtime
                                     (approximate under racing threads) */
+  /* The warm-start index (warm_start.c): asked once, on the first call;
+   * the calls it answered "deferred" ran the reference alone (how many,
+   * and their time), which the tuner's deferral carries on from. */
+  atomic_bool warm_asked;
+  _Atomic int32_t warm_winner;   /* "deferred": the pending winner, else -1 */
+  _Atomic double warm_saving;    /* ... its saving (rent or buy) */
+  atomic_bool warm_trusted;      /* ... a trusted decision (no check) */
+  _Atomic uint32_t warm_calls;
+  atomic_uint_fast64_t warm_rented_ns;
   bool has_decision;             /* under the site lock */
   stc_decision decision;         /* under the site lock; for invalidation */
 } workload;
@@ -109,6 +119,9 @@ typedef struct site_state {
   _Atomic uint32_t checked_words; /* 0 = not yet */
   atomic_bool warned;      /* one warning per site */
   atomic_bool checked_all; /* STC_TUNE_CHECK_ALL ran for this site */
+  /* stc_rt__warm_site_fingerprint of the site, computed once. */
+  _Atomic uint64_t warm_site;
+  atomic_bool warm_site_known;
   struct site_state *next; /* registry (g_registry_lock) */
 } site_state;
 
@@ -123,7 +136,7 @@ static atomic_bool g_threads_started;
 static uint64_t (*g_rent_clock)(void); /* test-only clock, NULL = real */
 
 static atomic_uint_fast64_t g_selections, g_fallbacks, g_checked_variants,
-    g_check_mismatches, g_rechecks, g_recheck_invalidations;
+    g_check_mismatches, g_rechecks, g_recheck_invalidations, g_warm_hits;
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -183,6 +196,16 @@ static bool rent_due(const workload *w, const stc_rt_dispatch_config *config) {
   double saving = atomic_load_explicit(&w->saving, memory_order_relaxed);
   double rented =
       (double)atomic_load_explicit(&w->rented_ns, memory_order_relaxed);
+  return saving > 0 && rented * saving >= (double)config->policy.start_cost_ns;
+}
+
+/* Whether the reference time the index's calls ran pays w's pending
+ * winner's start cost (rent or buy, as rent_due for a pending winner). */
+static bool warm_rent_paid(const workload *w,
+                           const stc_rt_dispatch_config *config) {
+  double saving = atomic_load_explicit(&w->warm_saving, memory_order_relaxed);
+  double rented = (double)atomic_load_explicit(&w->warm_rented_ns,
+                                               memory_order_relaxed);
   return saving > 0 && rented * saving >= (double)config->policy.start_cost_ns;
 }
 
@@ -477,6 +500,12 @@ static workload *table_add(site_state *s, const int64_t *key, size_t length,
   atomic_init(&w->rent_kind, RENT_NONE);
   atomic_init(&w->trusted_pending, false);
   atomic_init(&w->rented_ns, 0);
+  atomic_init(&w->warm_asked, false);
+  atomic_init(&w->warm_winner, -1);
+  atomic_init(&w->warm_saving, 0.0);
+  atomic_init(&w->warm_trusted, false);
+  atomic_init(&w->warm_calls, 0);
+  atomic_init(&w->warm_rented_ns, 0);
   t->retired_next = NULL;
   t->count = count + 1;
   if (count)
@@ -726,8 +755,13 @@ static stc_status runner_check_on_call(void *user, size_t reference,
                                        char *message, size_t message_size) {
   call_runner *r = user;
   bool rent = r->defer && rent_applies(r->s->site, candidate, r->config);
-  if (!r->defer || r->deferred ||
-      (r->config->policy.check_at_call < 2 && !rent)) {
+  /* Calls the warm-start index answered ran the reference alone: this call
+   * is call `earlier + 1`, and their time counts toward the rent. */
+  uint32_t earlier = atomic_load_explicit(&r->w->warm_calls,
+                                          memory_order_relaxed);
+  bool due = (uint64_t)earlier + 1 >= r->config->policy.check_at_call &&
+             (!rent || warm_rent_paid(r->w, r->config));
+  if (!r->defer || r->deferred || due) {
     note_runs(r->s->site, candidate);
     return r->trial.check_on_call(r->trial.user, reference, candidate,
                                   tolerance, outcome, served, message,
@@ -739,8 +773,11 @@ static stc_status runner_check_on_call(void *user, size_t reference,
                         memory_order_relaxed);
   atomic_store_explicit(&r->w->trusted_pending, false, memory_order_relaxed);
   atomic_store_explicit(&r->w->saving, 0.0, memory_order_relaxed);
-  atomic_store_explicit(&r->w->rented_ns, 0, memory_order_relaxed);
-  atomic_store_explicit(&r->w->deferred_calls, 0, memory_order_relaxed);
+  atomic_store_explicit(
+      &r->w->rented_ns,
+      atomic_load_explicit(&r->w->warm_rented_ns, memory_order_relaxed),
+      memory_order_relaxed);
+  atomic_store_explicit(&r->w->deferred_calls, earlier, memory_order_relaxed);
   atomic_store_explicit(&r->w->pending, (int32_t)candidate,
                         memory_order_release);
   pthread_mutex_unlock(&r->s->lock);
@@ -829,8 +866,15 @@ static bool defer_trusted(site_state *s, workload *w, stc_decision *decision,
     atomic_store_explicit(&w->trusted_pending, true, memory_order_relaxed);
     atomic_store_explicit(&w->saving, saving_of(&w->decision),
                           memory_order_relaxed);
-    atomic_store_explicit(&w->rented_ns, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->deferred_calls, 0, memory_order_relaxed);
+    /* As in runner_check_on_call: the warm-start index's calls count. */
+    atomic_store_explicit(
+        &w->rented_ns,
+        atomic_load_explicit(&w->warm_rented_ns, memory_order_relaxed),
+        memory_order_relaxed);
+    atomic_store_explicit(
+        &w->deferred_calls,
+        atomic_load_explicit(&w->warm_calls, memory_order_relaxed),
+        memory_order_relaxed);
     atomic_store_explicit(&w->pending, (int32_t)w->decision.index,
                           memory_order_release);
     kept = true;
@@ -862,6 +906,100 @@ static void switch_trusted(site_state *s, workload *w, void *const *desc,
   int32_t selected = atomic_load_explicit(&w->selected, memory_order_acquire);
   stc_rt__call_variant(site, selected >= 0 ? (size_t)selected : site->reference,
                        desc);
+}
+
+/* ---- the warm-start index ---- */
+
+static uint64_t warm_site_of(site_state *s) {
+  if (!atomic_load_explicit(&s->warm_site_known, memory_order_acquire)) {
+    atomic_store_explicit(&s->warm_site,
+                          stc_rt__warm_site_fingerprint(s->site),
+                          memory_order_relaxed);
+    atomic_store_explicit(&s->warm_site_known, true, memory_order_release);
+  }
+  return atomic_load_explicit(&s->warm_site, memory_order_relaxed);
+}
+
+/* Remembers for the index what the tuner answered from the disk cache on a
+ * call that ran the reference alone (warm_start.c). */
+static void warm_note(site_state *s, const workload *w,
+                      const stc_rt_dispatch_config *config,
+                      stc_rt__warm_answer answer, int64_t record_created) {
+  if (!stc_rt__site_on_device(s->site))
+    stc_rt__warm_note(config, warm_site_of(s), w->text, answer,
+                      record_created);
+}
+
+/* Whether the tuner must be asked on this call of a workload the index
+ * answered "deferred": on the call the deferral would have checked (or,
+ * trusted, switched) on. */
+static bool warm_due(const stc_rt_site *site, const workload *w,
+                     const stc_rt_dispatch_config *config) {
+  int32_t winner = atomic_load_explicit(&w->warm_winner, memory_order_relaxed);
+  uint64_t call =
+      (uint64_t)atomic_load_explicit(&w->warm_calls, memory_order_relaxed) + 1;
+  if (!atomic_load_explicit(&w->warm_trusted, memory_order_relaxed) &&
+      call < config->policy.check_at_call)
+    return false;
+  return !rent_applies(site, (size_t)winner, config) ||
+         warm_rent_paid(w, config);
+}
+
+/* A call the warm-start index answers: true when it ran the reference
+ * here, without the tuner. Asked on a workload's first call: "reference"
+ * publishes the reference, as the tuner's answer would have; "deferred" (a
+ * winner whose check or start cost waits) leaves the workload undecided and
+ * runs the reference, timed, on each call until the one the tuner's
+ * deferral would have checked or switched on, which asks the tuner; its
+ * deferral carries on with those calls and their time. */
+static bool warm_call(site_state *s, workload *w, void *const *desc,
+                      const stc_rt_dispatch_config *config) {
+  stc_rt_site *site = s->site;
+  if (atomic_load_explicit(&w->selected, memory_order_acquire) >= 0 ||
+      atomic_load_explicit(&w->pending, memory_order_acquire) >= 0)
+    return false;
+  if (!atomic_exchange_explicit(&w->warm_asked, true, memory_order_relaxed)) {
+    if (stc_rt__site_on_device(site))
+      return false;
+    stc_rt__warm_answer answer =
+        stc_rt__warm_lookup(config, warm_site_of(s), w->text);
+    if (answer.outcome == STC_RT__WARM_REFERENCE) {
+      atomic_fetch_add_explicit(&g_warm_hits, 1, memory_order_relaxed);
+      size_t chosen = publish(s, w, site->reference, NULL, config);
+      if (config->print_reports)
+        fprintf(stderr, "stc: site %s: %s -> reference (warm-start index)\n",
+                site_name(site), w->text);
+      stc_rt__call_variant(site, chosen, desc);
+      return true;
+    }
+    if (answer.outcome != STC_RT__WARM_DEFERRED ||
+        answer.winner >= site->num_variants || answer.winner == site->reference)
+      return false;
+    atomic_store_explicit(&w->warm_saving, answer.saving, memory_order_relaxed);
+    atomic_store_explicit(&w->warm_trusted, answer.trusted,
+                          memory_order_relaxed);
+    atomic_store_explicit(&w->warm_winner, (int32_t)answer.winner,
+                          memory_order_release);
+    atomic_fetch_add_explicit(&g_warm_hits, 1, memory_order_relaxed);
+    if (config->print_reports)
+      fprintf(stderr,
+              "stc: site %s: %s -> %s (warm-start index, %s deferred; this "
+              "call ran the reference)\n",
+              site_name(site), w->text, site->variants[answer.winner].name,
+              answer.trusted ? "switch" : "check");
+  } else if (atomic_load_explicit(&w->warm_winner, memory_order_acquire) < 0) {
+    return false;
+  }
+  if (warm_due(site, w, config))
+    return false;
+  uint64_t start = rent_now();
+  stc_rt__call_variant(site, site->reference, desc);
+  uint64_t end = rent_now();
+  if (end > start)
+    atomic_fetch_add_explicit(&w->warm_rented_ns, end - start,
+                              memory_order_relaxed);
+  atomic_fetch_add_explicit(&w->warm_calls, 1, memory_order_relaxed);
+  return true;
 }
 
 /* Asks the tuner for w's variant, runs the trials, publishes. Returns the
@@ -956,6 +1094,8 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     bool kept = false;
     if (status == STC_OK && decision.source == STC_SOURCE_DISK_CACHE &&
         decision.index == deferring.winner) {
+      int64_t created = decision.record_created;
+      double saving = saving_of(&decision);
       pthread_mutex_lock(&s->lock);
       if (atomic_load_explicit(&w->pending, memory_order_relaxed) == index) {
         stc_decision_clear(&w->decision);
@@ -968,6 +1108,11 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
         kept = true;
       }
       pthread_mutex_unlock(&s->lock);
+      if (kept)
+        warm_note(s, w, config,
+                  (stc_rt__warm_answer){STC_RT__WARM_DEFERRED,
+                                        (uint32_t)index, saving, false},
+                  created);
       if (kept && config->print_reports)
         print_deferral(site, w, (size_t)index, config);
     }
@@ -1006,11 +1151,18 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   } else if (decision.trusted && !*served && decision.index < count &&
              decision.index != reference &&
-             rent_applies(site, decision.index, config)) {
+             rent_applies(site, decision.index, config) &&
+             !warm_rent_paid(w, config)) {
     /* A trusted winner with a start cost to earn back: the reference runs
      * until it is paid (site_enter publishes it then, unchecked). */
     size_t index = decision.index;
+    int64_t created = decision.record_created;
+    double saving = saving_of(&decision);
     if (defer_trusted(s, w, &decision, config)) {
+      warm_note(s, w, config,
+                (stc_rt__warm_answer){STC_RT__WARM_DEFERRED, (uint32_t)index,
+                                      saving, true},
+                created);
       if (config->print_reports)
         print_deferral(site, w, index, config);
       run_rented(site, w, desc);
@@ -1036,10 +1188,17 @@ static size_t decide(site_state *s, workload *w, void *const *desc,
     atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
   } else {
     bool tuned = decision.source == STC_SOURCE_TUNED;
+    bool disk_reference = decision.source == STC_SOURCE_DISK_CACHE &&
+                          decision.index == reference;
+    int64_t created = decision.record_created;
     if (!tuned && config->print_reports)
       print_decision(site, w, &decision);
     chosen = decision.index < count ? decision.index : reference;
     chosen = publish(s, w, chosen, &decision, config);
+    if (disk_reference)
+      warm_note(s, w, config,
+                (stc_rt__warm_answer){STC_RT__WARM_REFERENCE, 0, 0, false},
+                created);
     if (tuned && config->print_reports)
       print_report(site, operation, w);
   }
@@ -1356,19 +1515,22 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
    * it is asked, so that each site's decision is printed. */
   const stc_rt_dispatch_config *config = stc_rt__dispatch_config();
   bool off = config->policy.mode == STC_MODE_DISABLED && !config->print_reports;
-  stc_tuner *tuner = off ? stc_rt__tuner_if_started()
-                         : stc_rt__dispatch_tuner(&config);
-  if (!tuner && !off) {
-    warn_site(site, "the tuner cannot be created (out of memory?)");
-    run_reference(site, desc);
-    return;
-  }
   bool full = false;
   if (!w)
     w = table_add(s, key, length, hash, &full);
   if (!w) {
     warn_site(site, full ? "too many workloads at this site"
                          : "out of memory for the workload table");
+    run_reference(site, desc);
+    return;
+  }
+  /* Before the tuner: answering from the index is what saves creating it. */
+  if (!off && warm_call(s, w, desc, config))
+    return;
+  stc_tuner *tuner = off ? stc_rt__tuner_if_started()
+                         : stc_rt__dispatch_tuner(&config);
+  if (!tuner && !off) {
+    warn_site(site, "the tuner cannot be created (out of memory?)");
     run_reference(site, desc);
     return;
   }
@@ -1464,6 +1626,7 @@ void stc_rt_dispatch_stats_get(stc_rt_dispatch_stats *out) {
   out->check_mismatches = atomic_load(&g_check_mismatches);
   out->rechecks = atomic_load(&g_rechecks);
   out->recheck_invalidations = atomic_load(&g_recheck_invalidations);
+  out->warm_start_hits = atomic_load(&g_warm_hits);
 }
 
 void stc_rt__dispatch_reset(void) {
@@ -1491,6 +1654,8 @@ void stc_rt__dispatch_reset(void) {
   atomic_store(&g_check_mismatches, 0);
   atomic_store(&g_rechecks, 0);
   atomic_store(&g_recheck_invalidations, 0);
+  atomic_store(&g_warm_hits, 0);
   atomic_store(&g_threads_started, false);
+  stc_rt__warm_reset();
   stc_rt__controls_reset();
 }

@@ -153,10 +153,13 @@ typedef struct stc_rt_dispatch_config {
                                   N-th call of a tuned workload replays
                                   reference and winner (static sites then keep
                                   their slot empty so calls reach the runtime) */
+  bool warm_start;             /* STC_TUNE_WARM_START (default on): first
+                                  calls may be answered by the warm-start
+                                  index (README "Warm starts") */
 } stc_rt_dispatch_config;
 
 /* Fills the built-in defaults: tuner policy defaults, no disk cache, no
- * reports, no check-all, no recheck. */
+ * reports, no check-all, no recheck, the warm-start index on. */
 void stc_rt_dispatch_config_init(stc_rt_dispatch_config *config);
 
 /* Fills config from the environment variables listed above over the
@@ -183,6 +186,9 @@ typedef struct stc_rt_dispatch_stats {
   uint64_t check_mismatches;    /* ... of which failed */
   uint64_t rechecks;            /* STC_TUNE_RECHECK_EVERY replays */
   uint64_t recheck_invalidations; /* winners dropped by a replay */
+  uint64_t warm_start_hits;     /* first calls the warm-start index answered
+                                   (README "Warm starts"): the reference ran
+                                   without asking the tuner */
 } stc_rt_dispatch_stats;
 
 /* Copies the dispatch counters (never creates the tuner). */

@@ -320,6 +320,10 @@ typedef struct stc_decision {
   bool has_ratio;
   double ratio;  /* winner / reference time */
   char *cache_key;
+  /* STC_SOURCE_DISK_CACHE: when the record was written (Unix seconds), for
+   * a caller that remembers the answer and must honour the record's TTL;
+   * 0 for every other source. */
+  int64_t record_created;
 } stc_decision;
 
 /* Frees a decision's strings and zeroes it; accepts NULL. */

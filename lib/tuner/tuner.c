@@ -1846,6 +1846,7 @@ static stc_status disk_hit(stc_tuner *t, const select_request *req,
   }
   out->trusted = trusted;
   out->served = served;
+  out->record_created = record->created;
   lock_state(t);
   store_record_locked(t, req, record);
   t->stats.disk_hits++;

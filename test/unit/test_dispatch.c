@@ -9,6 +9,7 @@
 #include "stc_test.h"
 
 #include "../../runtime/dispatch_internal.h"
+#include "../../runtime/warm_start.h"
 #include "stc/rt.h"
 #include "stc/rt_blas.h"
 #include "stc/tuner_cache.h"
@@ -2562,6 +2563,375 @@ static uint64_t measure_wall(stc_rt__trial *trial, size_t variant) {
  * waits out libomp's spin (2 ms), and a candidate right after BLAS waits
  * out OpenBLAS's (3 ms): the final duel times the two back to back, and
  * the spinning workers of one took a core from the other. */
+/* ---- the warm-start index (runtime/warm_start.c) ---- */
+
+/* A "process" of the index tests: settle 0 (the records were just written;
+ * a real process waits 2 s after a record change to write the index). Its
+ * exit is stc_rt__warm_flush. */
+static bool warm_process(const char *directory) {
+  stc_rt__warm_set_settle_seconds(0);
+  return fresh_runtime(STC_MODE_CACHE_ONLY, directory);
+}
+
+/* The path of the one index file in directory/warm-v1, or "" without. */
+static const char *warm_index_path(const char *directory) {
+  static char path[4096];
+  char sub[3000];
+  path[0] = 0;
+  snprintf(sub, sizeof sub, "%s/warm-v1", directory);
+  DIR *d = opendir(sub);
+  if (!d)
+    return path;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".idx") && strncmp(e->d_name, "tmp.", 4) != 0)
+      snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
+  closedir(d);
+  return path;
+}
+
+static bool write_file(const char *path, const char *data, size_t size) {
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CREAT, 0600);
+  if (fd < 0)
+    return false;
+  bool ok = write(fd, data, size) == (ssize_t)size;
+  return close(fd) == 0 && ok;
+}
+
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *data = malloc(1 << 20);
+  *size = data ? fread(data, 1, 1 << 20, f) : 0;
+  fclose(f);
+  return data;
+}
+
+/* Tunes g_static_site in a first process and plants `winner` (ratio 0.5),
+ * then runs a second process whose first call asks the tuner and which
+ * writes the index at its exit. */
+static bool warm_cache(const char *directory, const char *winner, problem *p,
+                       unsigned seed) {
+  if (!fresh_runtime(STC_MODE_EXPLORE, directory))
+    return false;
+  problem_init(p, 32, 0, 0, seed);
+  enter(&g_static_site, p);
+  if (!problem_correct(p) || plant_winner_ratio(directory, winner, 0.5) != 1 ||
+      !warm_process(directory))
+    return false;
+  problem_rebase(p);
+  enter(&g_static_site, p);
+  bool asked = stats().tuner.disk_hits == 1 && stats().warm_start_hits == 0;
+  stc_rt__warm_flush();
+  return asked && problem_correct(p) && warm_index_path(directory)[0];
+}
+
+/* A disk decision naming the reference: the next process's first call runs
+ * the reference and publishes it with no tuner at all; a record changed
+ * since (another winner planted) makes the index stale. */
+STC_TEST(warm_start_index_answers_a_reference_decision_without_the_tuner) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("warm-reference"));
+  problem p;
+  STC_CHECK(warm_cache(directory, "reference", &p, 71));
+
+  STC_CHECK(warm_process(directory));
+  reset_calls();
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.warm_start_hits, 1);
+  STC_CHECK_EQ_U64(s.selections, 0);
+  STC_CHECK(stc_rt__tuner_if_started() == NULL); /* never created */
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) ==
+            (void *)reference_entry);
+  problem_rebase(&p);
+  enter(&g_static_site, &p); /* decided: served without the index */
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 1);
+  STC_CHECK_EQ_U64(stats().cached_calls, 1);
+  stc_rt__warm_flush(); /* nothing new: the file stays as it is */
+
+  /* Another winner planted: the records changed, the index is stale. */
+  STC_CHECK_EQ_INT(plant_winner_ratio(directory, "fast", 0.5), 1);
+  STC_CHECK(warm_process(directory));
+  reset_calls();
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  s = stats();
+  STC_CHECK_EQ_U64(s.warm_start_hits, 0);
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  problem_rebase(&p);
+  enter(&g_static_site, &p); /* call 2 checks the planted winner */
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  STC_CHECK(slot_holds_fast());
+  stc_rt__warm_set_settle_seconds(2);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
+/* A winner whose check waits for call 2: with the index, call 1 runs the
+ * reference alone without the tuner, and call 2 asks it and checks - the
+ * same calls as without the index; so does a wrong planted winner, which
+ * the check still catches (and deletes). */
+STC_TEST(warm_start_deferred_winner_is_checked_on_the_same_call) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("warm-deferred"));
+  problem p;
+  STC_CHECK(warm_cache(directory, "fast", &p, 72));
+
+  STC_CHECK(warm_process(directory));
+  reset_calls();
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 0);
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 1);
+  STC_CHECK(stc_rt__tuner_if_started() == NULL);
+  STC_CHECK(__atomic_load_n(&g_slot, __ATOMIC_ACQUIRE) == NULL);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), 2); /* on scratch */
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), 1);
+  stc_rt_dispatch_stats s = stats();
+  STC_CHECK_EQ_U64(s.tuner.disk_hits, 1);
+  STC_CHECK_EQ_U64(s.tuner.disk_checks, 1);
+  STC_CHECK(slot_holds_fast());
+
+  /* The same index over a wrong winner: plant it, let a process write the
+   * index for it (call 1 only), then the next process's call 2 checks. */
+  STC_CHECK_EQ_INT(plant_winner_ratio(directory, "wrong", 0.5), 1);
+  STC_CHECK(warm_process(directory));
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt__warm_flush();
+  STC_CHECK(warm_process(directory));
+  reset_calls();
+  for (int call = 1; call <= 2; call++) {
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p)); /* call 2 keeps the reference's result */
+  }
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 0); /* deleted */
+  stc_rt__warm_set_settle_seconds(2);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
+/* Rent or buy through the index: the calls it answers count toward the
+ * start cost, so the winner is checked on call 7 as without it (1 ms per
+ * reference run, ratio 0.5, 3 ms) - and the tuner is first created there. */
+STC_TEST(warm_start_rented_winner_switches_on_the_same_call) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("warm-rent"));
+  problem p;
+  STC_CHECK(rent_cache(directory, "fast", &p));
+  stc_rt__warm_set_settle_seconds(0);
+  STC_CHECK(rent_runtime(directory, 3000000, false));
+  problem_rebase(&p);
+  enter(&g_threads_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 0);
+  stc_rt__warm_flush();
+
+  STC_CHECK(rent_runtime(directory, 3000000, false));
+  reset_calls();
+  for (int call = 1; call <= 7; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), call == 7);
+    if (call < 7)
+      STC_CHECK(stc_rt__tuner_if_started() == NULL);
+  }
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 1);
+  STC_CHECK_EQ_U64(stats().tuner.disk_checks, 1);
+  STC_CHECK(__atomic_load_n(&g_threads_slot, __ATOMIC_ACQUIRE) ==
+            (void *)fast_entry);
+
+  /* trust_verified: the index keeps the decision as trusted ("t"), and the
+   * winner is switched to, unchecked, on call 7 as well. */
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_EXPLORE, directory);
+  config.policy.trust_verified = true;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem_rebase(&p);
+  enter(&g_threads_site, &p); /* retunes: trusted records key by code */
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK(plant_winner_ratio(directory, "fast", 0.5) >= 1);
+  STC_CHECK(rent_runtime(directory, 3000000, true));
+  problem_rebase(&p);
+  enter(&g_threads_site, &p);
+  STC_CHECK_EQ_U64(stats().tuner.trusted_hits, 1);
+  stc_rt__warm_flush();
+  size_t size = 0;
+  char *index = read_file(warm_index_path(directory), &size);
+  STC_CHECK(index && size < (1 << 20));
+  index[size] = 0;
+  STC_CHECK(strstr(index, " t ") != NULL);
+  free(index);
+  STC_CHECK(rent_runtime(directory, 3000000, true));
+  reset_calls();
+  for (int call = 1; call <= 7; call++) {
+    problem_rebase(&p);
+    enter(&g_threads_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[REFERENCE]), call < 7 ? call : 6);
+    STC_CHECK_EQ_INT(atomic_load(&g_calls[FAST]), call == 7);
+  }
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 1);
+  STC_CHECK_EQ_U64(stats().tuner.disk_checks, 0);
+  STC_CHECK(__atomic_load_n(&g_threads_slot, __ATOMIC_ACQUIRE) ==
+            (void *)fast_entry);
+  stc_rt__set_rent_clock(NULL);
+  stc_rt__warm_set_settle_seconds(2);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
+/* Eight threads' calls through a workload the index answered "deferred"
+ * over a planted wrong winner: one lookup, one check, which catches it;
+ * every result right (TSan). */
+STC_TEST_THREADED(warm_start_concurrent_calls_through_a_deferred_answer) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("warm-threads"));
+  problem first;
+  STC_CHECK(warm_cache(directory, "wrong", &first, 74));
+  problem_free(&first);
+
+  STC_CHECK(warm_process(directory));
+  reset_calls();
+  enum { THREADS = 8 };
+  pthread_barrier_t barrier;
+  pthread_barrier_init(&barrier, NULL, THREADS);
+  thread_arg args[THREADS];
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    args[i].barrier = &barrier;
+    problem_init(&args[i].p, 32, 0, 0, 300 + (unsigned)i);
+  }
+  char log[4096];
+  snprintf(log, sizeof log, "%s/log.txt", directory);
+  int saved = capture_begin(log);
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&threads[i], NULL, repeated_caller, &args[i]);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&barrier);
+  int correct = 0;
+  for (int i = 0; i < THREADS; i++) {
+    correct += args[i].correct;
+    problem_free(&args[i].p);
+  }
+  STC_CHECK_EQ_INT(correct, THREADS);
+  problem last;
+  problem_init(&last, 32, 0, 0, 29);
+  for (int i = 0; i < 2; i++) {
+    problem_rebase(&last);
+    enter(&g_static_site, &last);
+    STC_CHECK(problem_correct(&last));
+  }
+  problem_free(&last);
+  char *text = capture_end(saved, log);
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 1);
+  STC_CHECK_EQ_INT(atomic_load(&g_calls[WRONG]), 1);
+  STC_CHECK_EQ_INT(count_of(text, "failed its check"), 1);
+  free(text);
+  STC_CHECK_EQ_INT(plant_winner(directory, "wrong", true), 0);
+  stc_rt__warm_set_settle_seconds(2);
+  stc_rt__dispatch_reset();
+}
+
+/* An index that is truncated, corrupt, garbage or empty is no index: the
+ * process asks the tuner and computes right; the next exit rewrites it. So
+ * is one of another configuration, and none is written while the records
+ * changed too recently to be sure of them (the settle time). */
+STC_TEST(warm_start_index_that_does_not_hold_is_ignored) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("warm-bad"));
+  problem p;
+  STC_CHECK(warm_cache(directory, "reference", &p, 73));
+  char path[4096];
+  snprintf(path, sizeof path, "%s", warm_index_path(directory));
+  size_t size = 0;
+  char *good = read_file(path, &size);
+  STC_CHECK(good && size > 40);
+  char *bad = malloc(size);
+  memcpy(bad, good, size);
+  bad[size - 30] ^= 1; /* one bit of an entry: the checksum says no */
+  struct {
+    const char *data;
+    size_t size;
+  } cases[] = {{good, size / 2}, {bad, size}, {"garbage\n", 8}, {"", 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    STC_CHECK(write_file(path, cases[i].data, cases[i].size));
+    STC_CHECK(warm_process(directory));
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_U64(stats().warm_start_hits, 0);
+    STC_CHECK_EQ_U64(stats().tuner.disk_hits, 1);
+    stc_rt__warm_flush(); /* rewrites it */
+    STC_CHECK(warm_process(directory));
+    problem_rebase(&p);
+    enter(&g_static_site, &p);
+    STC_CHECK(problem_correct(&p));
+    STC_CHECK_EQ_U64(stats().warm_start_hits, 1);
+  }
+
+  /* Another policy is another configuration. */
+  stc_rt_dispatch_config config;
+  fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
+  config.policy.samples = 11;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 0);
+
+  /* Records changed within the settle time: nothing is written. */
+  STC_CHECK(unlink(path) == 0);
+  stc_rt__warm_set_settle_seconds(3600);
+  STC_CHECK(fresh_runtime(STC_MODE_CACHE_ONLY, directory));
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt__warm_flush();
+  STC_CHECK(warm_index_path(directory)[0] == 0);
+
+  /* warm_start off (STC_TUNE_WARM_START=0) turns it off. */
+  STC_CHECK(write_file(path, good, size));
+  fresh_config(&config, STC_MODE_CACHE_ONLY, directory);
+  STC_CHECK(config.warm_start); /* the default */
+  config.warm_start = false;
+  STC_CHECK(stc_rt_dispatch_configure(&config, NULL) == STC_OK);
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  STC_CHECK_EQ_U64(stats().warm_start_hits, 0);
+  free(good);
+  free(bad);
+  stc_rt__warm_set_settle_seconds(2);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
 STC_TEST(trial_runner_waits_out_the_other_thread_pools_spin) {
   fake_blas_dir d;
   STC_CHECK(fake_blas_dir_make(&d, "spin-wait"));
