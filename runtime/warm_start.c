@@ -10,14 +10,16 @@
  * process that calls each site once, that is all the tuned program adds to
  * the default lowering's.
  *
- * The index keeps those answers: one small file per host,
- * DIR/warm-v1/h<hash of the host name>.idx, mapping (site fingerprint,
- * workload) to "reference" or "deferred" and the record's creation time.
- * A first call it answers runs the reference without the tuner: for
- * "reference" the reference is published, as the tuner's answer would
- * have been; for "deferred" the workload stays undecided and its next call
- * asks the tuner, which defers or checks as it would have on the first,
- * with the calls and reference time run so far carried over (dispatch.c).
+ * The index keeps those answers: one small file per host and configuration,
+ * DIR/warm-v1/h<host name hash>-c<configuration hash>.idx, mapping (site fingerprint,
+ * workload) to "reference" or "deferred" (with the winner, its saving and
+ * whether it was trusted) and the record's creation time. A first call it
+ * answers runs the reference without the tuner: for "reference" the
+ * reference is published, as the tuner's answer would have been; for
+ * "deferred" the workload stays undecided, and its calls run the
+ * reference, timed, until the one the tuner's deferral would have checked
+ * or switched on (check_at_call, rent or buy), which asks the tuner
+ * (dispatch.c, warm_call). At most INDEX_FILES files are kept (the newest).
  *
  * Soundness: an index answer only ever runs the reference, which needs no
  * check; a stale, corrupt or planted index can cost speed, never a wrong
@@ -35,8 +37,9 @@
  *    are set), and the environment the tuner's key reads: the STC_*
  *    variables but reports and benchmarks (tags, the vendor BLAS), and
  *    LD_LIBRARY_PATH;
- *  - the machine: the boot id (the CPU identity cannot change within one
- *    boot), the stc version, and /etc/ld.so.cache (a library installed
+ *  - the machine: the host name (the file's name), when this boot began
+ *    (the CPU identity cannot change within one boot), the stc version,
+ *    and /etc/ld.so.cache (a library installed
  *    with ldconfig may change the vendor-BLAS lookup).
  * Each entry also keeps its record's creation time, judged against the
  * policy's TTL as records are.
@@ -71,6 +74,7 @@ extern char **environ;
 #define WARM_MAGIC "stc-warm-start 1"
 #define WARM_MAX_ENTRIES 4096
 #define WARM_MAX_BYTES (1u << 20)
+#define INDEX_FILES 16 /* hosts x configurations sharing a directory */
 
 typedef struct warm_entry {
   uint64_t key;
@@ -87,7 +91,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int g_state = STATE_CLOSED;
 /* Set under g_lock before g_state becomes USABLE, then read-only. */
 static char g_directory[4096];
-static char g_name[32];      /* the index's file name in warm-v1 */
+static char g_name[48];      /* the index's file name in warm-v1 */
 static char g_stamp[512];    /* the header the index must carry */
 static struct stat g_records; /* DIR/v1 at the first look */
 static bool g_settled;        /* ... last changed settle seconds before */
@@ -181,20 +185,18 @@ static bool config_hash(const stc_rt_dispatch_config *config, uint64_t *out) {
 
 /* ---- the stamp ---- */
 
-static bool read_small(const char *path, char *buffer, size_t size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+/* When this boot began, in minutes of the real-time clock (rounded): two
+ * clock reads in the vDSO, where /proc/sys/kernel/random/boot_id cost a
+ * warm process 10 us. A clock step moves it (an index rewritten once); two
+ * boots within a minute of each other's start would share it. False
+ * without a boot-time clock. */
+static bool boot_minute(int64_t *out) {
+  struct timespec real, boot;
+  if (clock_gettime(CLOCK_REALTIME, &real) != 0 ||
+      clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
     return false;
-  ssize_t got;
-  do
-    got = read(fd, buffer, size - 1);
-  while (got < 0 && errno == EINTR);
-  close(fd);
-  if (got <= 0)
-    return false;
-  buffer[got] = 0;
-  buffer[strcspn(buffer, "\n")] = 0;
-  return buffer[0] != 0;
+  *out = (real.tv_sec - boot.tv_sec + 30) / 60;
+  return true;
 }
 
 /* Whether the index may be used under config at all. */
@@ -210,13 +212,14 @@ static void records_path(char *path, size_t size) {
 }
 
 /* Fills g_directory, g_name, g_stamp, g_records and g_settled; false when
- * the index cannot be used (no records, no boot id, names too long). */
+ * the index cannot be used (no records, no boot time, names too long). */
 static bool stamp_locked(const stc_rt_dispatch_config *config) {
   size_t length = strlen(config->cache_directory);
   if (length == 0 || length + sizeof "/" WARM_DIRECTORY "/" > 4000)
     return false;
   memcpy(g_directory, config->cache_directory, length + 1);
-  char path[4096], boot[64], host[256] = "";
+  char path[4096], host[256] = "";
+  int64_t boot;
   records_path(path, sizeof path);
   if (fstatat(AT_FDCWD, path, &g_records, AT_SYMLINK_NOFOLLOW) != 0 ||
       !S_ISDIR(g_records.st_mode))
@@ -226,7 +229,7 @@ static bool stamp_locked(const stc_rt_dispatch_config *config) {
   g_settled = now.tv_sec - g_records.st_mtim.tv_sec > g_settle_seconds ||
               (now.tv_sec - g_records.st_mtim.tv_sec == g_settle_seconds &&
                now.tv_nsec >= g_records.st_mtim.tv_nsec);
-  if (!read_small("/proc/sys/kernel/random/boot_id", boot, sizeof boot))
+  if (!boot_minute(&boot))
     return false;
   uint64_t config_id;
   if (!config_hash(config, &config_id))
@@ -234,15 +237,17 @@ static bool stamp_locked(const stc_rt_dispatch_config *config) {
   struct stat ldcache;
   if (stat("/etc/ld.so.cache", &ldcache) != 0)
     memset(&ldcache, 0, sizeof ldcache);
+  /* One file per host and configuration: processes of two configurations
+   * sharing a directory keep an index each instead of overwriting one. */
   gethostname(host, sizeof host - 1);
-  snprintf(g_name, sizeof g_name, "h%016" PRIx64 ".idx",
-           hash_str(host, STC_HASH_SEED));
+  snprintf(g_name, sizeof g_name, "h%016" PRIx64 "-c%016" PRIx64 ".idx",
+           hash_str(host, STC_HASH_SEED), config_id);
   int n = snprintf(
       g_stamp, sizeof g_stamp,
-      WARM_MAGIC "\nstc %s\nboot %s\nconfig %016" PRIx64
+      WARM_MAGIC "\nstc %s\nboot %lld\nconfig %016" PRIx64
                  "\nrecords %" PRIu64 " %" PRIu64 " %lld %ld\nldcache %" PRIu64
                  " %lld %lld %ld\n",
-      stc_version(), boot, config_id, (uint64_t)g_records.st_dev,
+      stc_version(), (long long)boot, config_id, (uint64_t)g_records.st_dev,
       (uint64_t)g_records.st_ino, (long long)g_records.st_mtim.tv_sec,
       (long)g_records.st_mtim.tv_nsec, (uint64_t)ldcache.st_ino,
       (long long)ldcache.st_size, (long long)ldcache.st_mtim.tv_sec,
@@ -258,35 +263,67 @@ static int compare_entries(const void *a_, const void *b_) {
   return a->key < b->key ? -1 : a->key > b->key;
 }
 
+/* Reads a decimal (base 10) or lower-case hexadecimal (base 16) number
+ * at *p, which stops at the first other character; advances *p. False
+ * without a digit or past UINT64_MAX. (No sscanf: the first use of libc's
+ * scanner costs a warm process its pages.) */
+static bool read_number(const char **p, unsigned base, uint64_t *out) {
+  const char *s = *p;
+  uint64_t value = 0;
+  for (;; s++) {
+    unsigned digit;
+    if (*s >= '0' && *s <= '9')
+      digit = (unsigned)(*s - '0');
+    else if (base == 16 && *s >= 'a' && *s <= 'f')
+      digit = (unsigned)(*s - 'a' + 10);
+    else
+      break;
+    if (value > (UINT64_MAX - digit) / base)
+      return false;
+    value = value * base + digit;
+  }
+  if (s == *p)
+    return false;
+  *p = s;
+  *out = value;
+  return true;
+}
+
 /* Parses one "<key> r <created>\n" or "<key> d|t <created> <winner>
- * <saving>\n" line at *p (t: trusted); advances *p. */
+ * 0.<saving, 6 digits>\n" line at *p (t: trusted); advances *p. */
 static bool parse_entry(const char **p, const char *end, warm_entry *out) {
-  const char *line = *p;
-  const char *newline = memchr(line, '\n', (size_t)(end - line));
-  if (!newline || newline - line > 96)
+  const char *newline = memchr(*p, '\n', (size_t)(end - *p));
+  if (!newline || newline - *p > 96)
     return false;
-  char text[128];
-  memcpy(text, line, (size_t)(newline - line));
-  text[newline - line] = 0;
-  char letter = 0;
-  unsigned long long key = 0;
-  long long created = 0;
-  unsigned winner = 0;
-  double saving = 0;
-  int used = 0, more = 0;
-  if (sscanf(text, "%16llx %c %lld%n", &key, &letter, &created, &used) != 3 ||
-      used < 20 || text[16] != ' ')
+  char text[128] = {0}; /* the line, NUL-padded: reads stop in it */
+  memcpy(text, *p, (size_t)(newline - *p));
+  const char *s = text;
+  uint64_t key, created, winner = 0, micro = 0;
+  if (!read_number(&s, 16, &key) || s != text + 16 || *s++ != ' ')
     return false;
-  if (letter == 'r' && text[used] == 0) {
-    *out = (warm_entry){key, created, STC_RT__WARM_REFERENCE, 0, 0, false};
-  } else if ((letter == 'd' || letter == 't') &&
-             sscanf(text + used, " %u %lf%n", &winner, &saving, &more) == 2 &&
-             text[used + more] == 0 && saving >= 0 && saving < 1) {
-    *out = (warm_entry){key,    created, STC_RT__WARM_DEFERRED,
-                        winner, saving,  letter == 't'};
-  } else {
+  char letter = *s++;
+  if (*s++ != ' ' || !read_number(&s, 10, &created) || created > INT64_MAX)
+    return false;
+  if (letter == 'd' || letter == 't') {
+    if (*s++ != ' ' || !read_number(&s, 10, &winner) || winner > UINT32_MAX ||
+        s[0] != ' ' || s[1] != '0' || s[2] != '.')
+      return false;
+    s += 3;
+    const char *digits = s;
+    if (!read_number(&s, 10, &micro) || s - digits != 6)
+      return false;
+  } else if (letter != 'r') {
     return false;
   }
+  if (*s != 0)
+    return false;
+  *out = (warm_entry){key,
+                      (int64_t)created,
+                      letter == 'r' ? STC_RT__WARM_REFERENCE
+                                    : STC_RT__WARM_DEFERRED,
+                      (uint32_t)winner,
+                      (double)micro / 1e6,
+                      letter == 't'};
   *p = newline + 1;
   return true;
 }
@@ -299,16 +336,16 @@ static warm_entry *parse_index(const char *text, size_t size, size_t *count) {
   if (size < stamp || memcmp(text, g_stamp, stamp) != 0)
     return NULL;
   const char *p = text + stamp, *end = text + size;
-  unsigned n = 0;
-  int used = 0;
-  if (sscanf(p, "entries %u\n%n", &n, &used) != 1 || used == 0 ||
-      n > WARM_MAX_ENTRIES)
+  uint64_t n = 0;
+  if ((size_t)(end - p) < 8 || memcmp(p, "entries ", 8) != 0)
     return NULL;
-  p += used;
+  p += 8;
+  if (!read_number(&p, 10, &n) || *p++ != '\n' || n > WARM_MAX_ENTRIES)
+    return NULL;
   warm_entry *entries = calloc(n ? n : 1, sizeof *entries);
   if (!entries)
     return NULL;
-  for (unsigned i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++)
     if (!parse_entry(&p, end, &entries[i]) ||
         (i > 0 && entries[i].key <= entries[i - 1].key)) {
       free(entries);
@@ -414,14 +451,14 @@ void stc_rt__warm_note(const stc_rt_dispatch_config *config, uint64_t site,
       (answer.outcome != STC_RT__WARM_REFERENCE && !deferred) ||
       !(answer.saving >= 0 && answer.saving < 1) || !ensure_open(config))
     return;
-  /* Through the file's text, so that a note and its reading agree. */
-  char saving[32];
-  snprintf(saving, sizeof saving, "%.6f", deferred ? answer.saving : 0.0);
+  /* In the file's unit (millionths, below 1), so that a note and its
+   * reading agree. */
+  double micro = deferred ? (double)(uint64_t)(answer.saving * 1e6 + 0.5) : 0;
   warm_entry entry = {entry_key(site, workload),
                       record_created,
                       (uint8_t)answer.outcome,
                       deferred ? answer.winner : 0,
-                      strtod(saving, NULL),
+                      (micro < 999999 ? micro : 999999) / 1e6,
                       deferred && answer.trusted};
   const warm_entry *known = find(g_loaded, g_loaded_count, entry.key);
   if (known && same_entry(known, &entry))
@@ -504,9 +541,11 @@ static char *serialize(const warm_entry *entries, size_t count, size_t *size) {
     const warm_entry *e = &entries[i];
     used += e->outcome == STC_RT__WARM_DEFERRED
                 ? (size_t)snprintf(text + used, capacity - used,
-                                   "%016" PRIx64 " %c %lld %" PRIu32 " %.6f\n",
+                                   "%016" PRIx64 " %c %lld %" PRIu32
+                                   " 0.%06u\n",
                                    e->key, e->trusted ? 't' : 'd',
-                                   (long long)e->created, e->winner, e->saving)
+                                   (long long)e->created, e->winner,
+                                   (unsigned)(e->saving * 1e6 + 0.5))
                 : (size_t)snprintf(text + used, capacity - used,
                                    "%016" PRIx64 " r %lld\n", e->key,
                                    (long long)e->created);
@@ -525,6 +564,14 @@ static char *serialize(const warm_entry *entries, size_t count, size_t *size) {
   return text;
 }
 
+/* Index files are ordered by modification time alone (the oldest beyond
+ * INDEX_FILES go first). */
+static int64_t no_created(const char *head, size_t size) {
+  (void)head;
+  (void)size;
+  return INT64_MIN;
+}
+
 static void write_locked(const char *text, size_t size) {
   char *path = NULL;
   int fd = -1;
@@ -533,9 +580,10 @@ static void write_locked(const char *text, size_t size) {
   if (stc_cache_private_dir_open(g_directory, WARM_DIRECTORY, &path, &fd,
                                  &err) != STC_OK)
     return;
-  stc__cache_files files = {fd, path, geteuid(), ".idx", "", NULL};
+  stc__cache_files files = {fd, path, geteuid(), ".idx", "", no_created};
   const char *step = NULL;
-  (void)stc__cache_files_write(&files, g_name, text, size, &step);
+  if (stc__cache_files_write(&files, g_name, text, size, &step) == 0)
+    stc__cache_files_settle(&files, INDEX_FILES, g_name);
   close(fd);
   free(path);
 }

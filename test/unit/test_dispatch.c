@@ -2857,6 +2857,43 @@ STC_TEST_THREADED(warm_start_concurrent_calls_through_a_deferred_answer) {
   stc_rt__dispatch_reset();
 }
 
+/* A directory shared by many hosts or configurations keeps the newest 16
+ * index files: a write removes the oldest beyond that, never its own. */
+STC_TEST(warm_start_keeps_at_most_sixteen_index_files) {
+  STC_CHECK(stc_rt_environment_reliable());
+  char directory[2048];
+  snprintf(directory, sizeof directory, "%s", test_dir("warm-files"));
+  problem p;
+  STC_CHECK(warm_cache(directory, "reference", &p, 75));
+  char own[4096];
+  snprintf(own, sizeof own, "%s", warm_index_path(directory));
+  STC_CHECK(unlink(own) == 0);
+  for (int i = 0; i < 20; i++) {
+    char other[4096];
+    snprintf(other, sizeof other, "%s/warm-v1/hother-c%02d.idx", directory, i);
+    STC_CHECK(write_file(other, "stc-warm-start 1\n", 17));
+  }
+  STC_CHECK(warm_process(directory));
+  problem_rebase(&p);
+  enter(&g_static_site, &p);
+  STC_CHECK(problem_correct(&p));
+  stc_rt__warm_flush();
+  char sub[4096];
+  snprintf(sub, sizeof sub, "%s/warm-v1", directory);
+  DIR *d = opendir(sub);
+  STC_CHECK(d != NULL);
+  int files = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    files += strstr(e->d_name, ".idx") != NULL;
+  closedir(d);
+  STC_CHECK_EQ_INT(files, 16);
+  STC_CHECK(access(own, F_OK) == 0);
+  stc_rt__warm_set_settle_seconds(2);
+  stc_rt__dispatch_reset();
+  problem_free(&p);
+}
+
 /* An index that is truncated, corrupt, garbage or empty is no index: the
  * process asks the tuner and computes right; the next exit rewrites it. So
  * is one of another configuration, and none is written while the records
