@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets of fuzz/ with clang-22 (ASan + UBSan) and runs
 # each on its seed corpus (fuzz/corpus/<target>/, committed) plus a work
 # corpus under build/fuzz/ that grows between runs. Targets: profile_reader,
-# object_entry (stc-run's object-cache entries),
+# object_entry (stc-run's object-cache entries), warm_index (the runtime's
+# warm-start index),
 # cache_record (the MLIR-free core), verify_diagnostics and pipeline_parser
 # (stc-opt's parsers; they link a CMake build of stc with the compiler).
 #
@@ -30,7 +31,7 @@ for arg in "$@"; do
     *) targets+=("$arg") ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(profile_reader cache_record object_entry verify_diagnostics pipeline_parser)
+[ ${#targets[@]} -gt 0 ] || targets=(profile_reader cache_record object_entry warm_index verify_diagnostics pipeline_parser)
 
 cc=${STC_FUZZ_CC:-clang-22}
 command -v "$cc" >/dev/null ||
@@ -68,9 +69,11 @@ compiler_flags=(-Itools/stc-opt -Itools/common -Ipasses -isystem /usr/lib/llvm-2
 compiler_libs=("$stc_build/lib/libstc_tool_support.a" "$stc_build/lib/libstc_passes.a"
                "$stc_build/lib/libstc_core.a" -Wl,--start-group "${mlir_capi[@]}" -Wl,--end-group
                "$mlir/libMLIR.so" "$mlir/libLLVM.so" -lstdc++ -Wl,-rpath,"$mlir")
+# "core" and any more files built with it; else stc-opt's files (below).
 declare -A sources=(
   [profile_reader]="core"
   [cache_record]="core"
+  [warm_index]="core runtime/warm_start.c"
   [verify_diagnostics]="tools/stc-opt/verify.c tools/stc-opt/diagnostics.c"
   [pipeline_parser]="tools/stc-opt/pipeline.c tools/stc-opt/text.c tools/stc-opt/tune_hot_paths.c"
 )
@@ -84,8 +87,11 @@ trap 'rm -rf "$scratch"' EXIT
 status=0
 for target in "${targets[@]}"; do
   [ -f "fuzz/$target.c" ] || { echo "fuzz/run.sh: no target fuzz/$target.c" >&2; exit 2; }
-  if [ "${sources[$target]:-core}" = core ]; then
-    "$cc" "${flags[@]}" "fuzz/$target.c" "${core[@]}" -lyaml -lm -lpthread -o "$out/$target"
+  spec=${sources[$target]:-core}
+  if [ "${spec%% *}" = core ]; then
+    # shellcheck disable=SC2086 # a list of files
+    "$cc" "${flags[@]}" "fuzz/$target.c" ${spec#core} "${core[@]}" -lyaml -lm -lpthread \
+      -o "$out/$target"
   else
     if [ -z "$stc_build" ]; then
       echo "FUZZ $target SKIPPED: no CMake build with the compiler (set STC_FUZZ_BUILD)"

@@ -47,7 +47,9 @@
  * Not used: without a cache directory, with a remote (fleet) tier, with
  * STC_TUNE_CHECK_ALL, for GPU sites, or with STC_TUNE_WARM_START=0
  * (config->warm_start). */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* CLOCK_BOOTTIME */
+#endif
 #include "warm_start.h"
 
 #include "stc/cache_files.h"
@@ -417,6 +419,8 @@ static bool ensure_open(const stc_rt_dispatch_config *config) {
 
 static const warm_entry *find(const warm_entry *entries, size_t count,
                               uint64_t key) {
+  if (count == 0)
+    return NULL; /* entries may be NULL: not bsearch's to see */
   warm_entry probe = {key, 0, 0, 0, 0, false};
   return bsearch(&probe, entries, count, sizeof *entries, compare_entries);
 }

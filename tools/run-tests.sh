@@ -54,9 +54,10 @@ if [ -z "${STC_TEST_QUICK:-}" ]; then
   (cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$jobs" -L threaded)
 
   echo "== fuzz targets (15 s each, ASan+UBSan)"
-  # The profile reader, the cache-record reader, the --verify-diagnostics
-  # expectation parser and the --pass-pipeline parser on their seed corpora
-  # (fuzz/corpus/); fuzz/run.sh without --seconds is the longer run.
+  # The profile reader, the cache-record reader, the warm-start index, the
+  # --verify-diagnostics expectation parser and the --pass-pipeline parser
+  # on their seed corpora (fuzz/corpus/); fuzz/run.sh without --seconds is
+  # the longer run.
   fuzz/run.sh --seconds=15
 fi
 echo "== all tests passed"
