@@ -188,25 +188,31 @@ static bool rent_applies(const stc_rt_site *site, size_t winner,
          rent_unpaid(rent_kind_of(site, winner));
 }
 
+/* Whether the time a winner saving `saving` of the reference's would have
+ * saved over rented_ns of reference runs pays the start cost. */
+static bool rent_paid(double saving, uint64_t rented_ns,
+                      const stc_rt_dispatch_config *config) {
+  return saving > 0 &&
+         (double)rented_ns * saving >= (double)config->policy.start_cost_ns;
+}
+
 /* Whether w's pending winner may be checked and switched to now. */
 static bool rent_due(const workload *w, const stc_rt_dispatch_config *config) {
   if (!rent_unpaid(atomic_load_explicit(&w->rent_kind, memory_order_relaxed)) ||
       config->policy.start_cost_ns == 0)
     return true;
-  double saving = atomic_load_explicit(&w->saving, memory_order_relaxed);
-  double rented =
-      (double)atomic_load_explicit(&w->rented_ns, memory_order_relaxed);
-  return saving > 0 && rented * saving >= (double)config->policy.start_cost_ns;
+  return rent_paid(atomic_load_explicit(&w->saving, memory_order_relaxed),
+                   atomic_load_explicit(&w->rented_ns, memory_order_relaxed),
+                   config);
 }
 
-/* Whether the reference time the index's calls ran pays w's pending
- * winner's start cost (rent or buy, as rent_due for a pending winner). */
+/* The same for the calls the warm-start index answered "deferred": their
+ * reference time against the index's saving. */
 static bool warm_rent_paid(const workload *w,
                            const stc_rt_dispatch_config *config) {
-  double saving = atomic_load_explicit(&w->warm_saving, memory_order_relaxed);
-  double rented = (double)atomic_load_explicit(&w->warm_rented_ns,
-                                               memory_order_relaxed);
-  return saving > 0 && rented * saving >= (double)config->policy.start_cost_ns;
+  return rent_paid(
+      atomic_load_explicit(&w->warm_saving, memory_order_relaxed),
+      atomic_load_explicit(&w->warm_rented_ns, memory_order_relaxed), config);
 }
 
 /* Runs the reference on the call while w's winner is pending, adding its
