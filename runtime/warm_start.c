@@ -106,6 +106,57 @@ static size_t g_noted_count, g_noted_capacity;
 static int64_t g_settle_seconds = 2;
 static pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
 
+/* ---- text without stdio ----
+ * The stamp, the index's path and its checksum line are built on a warm
+ * process's first site call, where the first snprintf cost it libc's
+ * formatter pages (~10 us measured; the hand parser below avoids sscanf's
+ * for the same reason). */
+
+typedef struct text_out {
+  char *at, *last; /* last: kept for the NUL */
+  bool overflow;
+} text_out;
+
+static text_out text_out_of(char *buf, size_t size) {
+  return (text_out){buf, buf + size - 1, false};
+}
+
+static void put_bytes(text_out *o, const char *bytes, size_t n) {
+  if (o->overflow || n > (size_t)(o->last - o->at)) {
+    o->overflow = true;
+    return;
+  }
+  memcpy(o->at, bytes, n);
+  o->at += n;
+}
+
+static void put_text(text_out *o, const char *text) {
+  put_bytes(o, text, strlen(text));
+}
+
+/* value in base 10 or 16 (lower case), zero-padded to width digits. */
+static void put_number(text_out *o, uint64_t value, unsigned base, int width) {
+  char digits[64];
+  int n = 0;
+  do {
+    digits[sizeof digits - 1 - n++] = "0123456789abcdef"[value % base];
+    value /= base;
+  } while (value || n < width);
+  put_bytes(o, digits + sizeof digits - n, (size_t)n);
+}
+
+static void put_signed(text_out *o, int64_t value) {
+  if (value < 0)
+    put_bytes(o, "-", 1);
+  put_number(o, value < 0 ? 0 - (uint64_t)value : (uint64_t)value, 10, 1);
+}
+
+/* NUL-terminates; false when the text did not fit. */
+static bool text_done(text_out *o) {
+  *o->at = 0;
+  return !o->overflow;
+}
+
 /* ---- hashing ---- */
 
 static uint64_t hash_str(const char *text, uint64_t h) {
@@ -145,6 +196,8 @@ static uint64_t entry_key(uint64_t site, const char *workload) {
 static bool relevant_variable(const char *entry) {
   static const char *const ignored[] = {"STC_TUNE_REPORT=", "STC_BENCH_",
                                         "STC_PROFILE_OUT="};
+  if (entry[0] != 'S' && entry[0] != 'L') /* most of an environment */
+    return false;
   if (strncmp(entry, "LD_LIBRARY_PATH=", 16) == 0)
     return true;
   if (strncmp(entry, "STC_", 4) != 0)
@@ -210,7 +263,10 @@ static bool usable_config(const stc_rt_dispatch_config *config) {
 }
 
 static void records_path(char *path, size_t size) {
-  snprintf(path, size, "%s/v1", g_directory);
+  text_out o = text_out_of(path, size);
+  put_text(&o, g_directory);
+  put_text(&o, "/v1");
+  text_done(&o); /* fits: stamp_locked bounds g_directory */
 }
 
 /* Fills g_directory, g_name, g_stamp, g_records and g_settled; false when
@@ -242,20 +298,38 @@ static bool stamp_locked(const stc_rt_dispatch_config *config) {
   /* One file per host and configuration: processes of two configurations
    * sharing a directory keep an index each instead of overwriting one. */
   gethostname(host, sizeof host - 1);
-  snprintf(g_name, sizeof g_name, "h%016" PRIx64 "-c%016" PRIx64 ".idx",
-           hash_str(host, STC_HASH_SEED), config_id);
-  int n = snprintf(
-      g_stamp, sizeof g_stamp,
-      WARM_MAGIC "\nstc %s\nboot %lld\nconfig %016" PRIx64
-                 "\nrecords %" PRIu64 " %" PRIu64 " %lld %ld\nldcache %" PRIu64
-                 " %lld %lld %ld\n",
-      stc_version(), (long long)boot, config_id, (uint64_t)g_records.st_dev,
-      (uint64_t)g_records.st_ino, (long long)g_records.st_mtim.tv_sec,
-      (long)g_records.st_mtim.tv_nsec, (uint64_t)ldcache.st_ino,
-      (long long)ldcache.st_size, (long long)ldcache.st_mtim.tv_sec,
-      (long)ldcache.st_mtim.tv_nsec);
+  text_out name = text_out_of(g_name, sizeof g_name);
+  put_text(&name, "h");
+  put_number(&name, hash_str(host, STC_HASH_SEED), 16, 16);
+  put_text(&name, "-c");
+  put_number(&name, config_id, 16, 16);
+  put_text(&name, ".idx");
+  text_out o = text_out_of(g_stamp, sizeof g_stamp);
+  put_text(&o, WARM_MAGIC "\nstc ");
+  put_text(&o, stc_version());
+  put_text(&o, "\nboot ");
+  put_signed(&o, boot);
+  put_text(&o, "\nconfig ");
+  put_number(&o, config_id, 16, 16);
+  put_text(&o, "\nrecords ");
+  put_number(&o, (uint64_t)g_records.st_dev, 10, 1);
+  put_text(&o, " ");
+  put_number(&o, (uint64_t)g_records.st_ino, 10, 1);
+  put_text(&o, " ");
+  put_signed(&o, (int64_t)g_records.st_mtim.tv_sec);
+  put_text(&o, " ");
+  put_signed(&o, (int64_t)g_records.st_mtim.tv_nsec);
+  put_text(&o, "\nldcache ");
+  put_number(&o, (uint64_t)ldcache.st_ino, 10, 1);
+  put_text(&o, " ");
+  put_signed(&o, (int64_t)ldcache.st_size);
+  put_text(&o, " ");
+  put_signed(&o, (int64_t)ldcache.st_mtim.tv_sec);
+  put_text(&o, " ");
+  put_signed(&o, (int64_t)ldcache.st_mtim.tv_nsec);
+  put_text(&o, "\n");
   g_ttl_seconds = config->policy.ttl_seconds;
-  return n > 0 && (size_t)n < sizeof g_stamp;
+  return text_done(&name) && text_done(&o);
 }
 
 /* ---- the file ---- */
@@ -354,8 +428,11 @@ static warm_entry *parse_index(const char *text, size_t size, size_t *count) {
       return NULL;
     }
   char expected[32];
-  snprintf(expected, sizeof expected, "end %016" PRIx64 "\n",
-           stc_hash64(text, (size_t)(p - text), STC_HASH_SEED));
+  text_out o = text_out_of(expected, sizeof expected);
+  put_text(&o, "end ");
+  put_number(&o, stc_hash64(text, (size_t)(p - text), STC_HASH_SEED), 16, 16);
+  put_text(&o, "\n");
+  text_done(&o);
   if ((size_t)(end - p) != strlen(expected) ||
       memcmp(p, expected, strlen(expected)) != 0) {
     free(entries);
@@ -368,7 +445,12 @@ static warm_entry *parse_index(const char *text, size_t size, size_t *count) {
 /* Reads the index (lean: no directory checks; see the top comment). */
 static void load_locked(void) {
   char path[4200];
-  snprintf(path, sizeof path, "%s/" WARM_DIRECTORY "/%s", g_directory, g_name);
+  text_out o = text_out_of(path, sizeof path);
+  put_text(&o, g_directory);
+  put_text(&o, "/" WARM_DIRECTORY "/");
+  put_text(&o, g_name);
+  if (!text_done(&o))
+    return;
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return;
