@@ -206,9 +206,19 @@ function(stc_add_aot_executable name)
   target_link_libraries(${name} PRIVATE "-Wl,--as-needed" ${utils} "-Wl,--no-as-needed" m c
                         "-Wl,--as-needed" ${boot} ${rt} ${rt_after} ${omp} ${CMAKE_DL_LIBS}
                         "-Wl,--no-as-needed" Threads::Threads)
-  set(rpath "${STC_LLVM_LIBRARY_DIR}")
-  if(boot)
-    list(APPEND rpath "${_stc_rt_dir}")
+  # A RUNPATH only where a library the executable needs, or the stub's
+  # libstc_rt.so, lives: the loader probes every RUNPATH directory for libm
+  # and libc at each start (docs/aot.md, "Start-up cost"). With the static
+  # runtime and stc's runner utilities there is none (not even CMake's own
+  # for the libomp given by path): the stub finds libomp through
+  # LD_LIBRARY_PATH, the LLVM directory it was built with, the system's.
+  if(_stc_rt_count GREATER 1 AND NOT STC_AOT_UPSTREAM_RUNNER_UTILS)
+    set_target_properties(${name} PROPERTIES SKIP_BUILD_RPATH TRUE)
+  else()
+    set(rpath "${STC_LLVM_LIBRARY_DIR}")
+    if(boot)
+      list(APPEND rpath "${_stc_rt_dir}")
+    endif()
+    set_target_properties(${name} PROPERTIES BUILD_RPATH "${rpath}")
   endif()
-  set_target_properties(${name} PROPERTIES BUILD_RPATH "${rpath}")
 endfunction()

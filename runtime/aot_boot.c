@@ -24,8 +24,9 @@
  *
  * Library: STC_RT_AOT_RUNTIME (libstc_rt.so). One that does not load is a
  * one-line error naming it and dlerror(), and exit status 127, never a call
- * through a null pointer. KMP_BLOCKTIME is capped in this stub's
- * constructor, as libstc_rt's constructor does (openmp_spin.h). */
+ * through a null pointer. A libomp the executable links gets the
+ * KMP_BLOCKTIME cap in this stub's constructor, as in libstc_rt's
+ * (openmp_spin.h); the one the libomp half loads, when it loads it. */
 #include "aot_load.h"
 #include "openmp_spin.h"
 #include "stc/rt_blas.h"
@@ -38,8 +39,11 @@
 #define STC_RT_AOT_RUNTIME "libstc_rt.so"
 #endif
 
+/* Weak: null unless the executable links libomp (openmp_spin.h). */
+extern void kmp_set_defaults(const char *) __attribute__((weak));
+
 __attribute__((constructor)) static void stc_rt_aot_load(void) {
-  stc_rt__openmp_spin_cap();
+  stc_rt__openmp_spin_cap(kmp_set_defaults);
 }
 
 /* ---- libstc_rt ---- */
@@ -61,7 +65,7 @@ static pthread_once_t g_rt_once = PTHREAD_ONCE_INIT;
 
 static void rt_load(void) {
   const char *lib = STC_RT_AOT_RUNTIME;
-  void *h = stc_rt__aot_open(lib);
+  void *h = stc_rt__aot_open(lib, NULL);
   if (!h)
     stc_rt__aot_load_failed(lib, "the stc runtime, needed by a tuned site");
   g_rt.site_enter = (site_enter_fn)stc_rt__aot_symbol(h, lib, "stc_rt_site_enter");

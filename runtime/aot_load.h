@@ -7,10 +7,11 @@
 #ifndef STC_RT_AOT_LOAD_H
 #define STC_RT_AOT_LOAD_H
 
-/* dlopen(RTLD_NOW | RTLD_LOCAL) of `name` where the executable's own
- * dependencies are searched; NULL with dlerror() set when it is in none of
- * them or does not load. */
-void *stc_rt__aot_open(const char *name);
+/* dlopen(RTLD_NOW | RTLD_LOCAL) of `name` from the first of:
+ * LD_LIBRARY_PATH, built_in_dirs (':'-separated, may be NULL), the
+ * executable's own search path (aot_load.c); NULL with dlerror() set when
+ * it is in none of them or does not load. */
+void *stc_rt__aot_open(const char *name, const char *built_in_dirs);
 
 /* One line, "stc: error: cannot load <library> (<what>): <dlerror>", and
  * exit status 127 (what the dynamic loader does for a missing dependency

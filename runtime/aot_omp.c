@@ -4,12 +4,13 @@
  * libomp.so.5, else libomp.so, found as aot_load.c does) on the first of
  * them, then calls through; a process that runs no parallel variant never
  * loads it. An executable linking the static runtime (which has
- * stc_rt_site_enter itself) takes only this half. KMP_BLOCKTIME is capped
- * in this object's constructor too (openmp_spin.h), before libomp can read
- * it; the cap is idempotent. */
+ * stc_rt_site_enter itself) takes only this half. The loaded libomp gets
+ * the KMP_BLOCKTIME cap (openmp_spin.h) before the call that loaded it
+ * starts it; nothing of this runs at load time. */
 #include "aot_load.h"
 #include "openmp_spin.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,14 +23,17 @@
 #ifndef STC_RT_AOT_OPENMP_FALLBACK
 #define STC_RT_AOT_OPENMP_FALLBACK "libomp.so"
 #endif
+/* Where the LLVM stc was built against keeps its libomp (CMake: its
+ * library directory), searched after LD_LIBRARY_PATH and before the
+ * system's: the recipes give an executable with the static runtime no
+ * RUNPATH (aot_load.c). */
+#ifndef STC_RT_AOT_OPENMP_DIRS
+#define STC_RT_AOT_OPENMP_DIRS NULL
+#endif
 
 /* __kmpc_fork_call forwards at most this many microtask arguments (libomp
  * reads each as a void *; LLVM's OpenMPIRBuilder passes pointers). */
 #define STC_RT_AOT_MAX_FORK_ARGS 32
-
-__attribute__((constructor)) static void stc_rt_aot_omp_load(void) {
-  stc_rt__openmp_spin_cap();
-}
 
 /* ---- libomp: the entry points convert-scf-to-openmp's code calls (LLVM's
  * libomp ABI, kmp.h; `loc` is an ident_t, opaque here) ---- */
@@ -58,13 +62,17 @@ static pthread_once_t g_omp_once = PTHREAD_ONCE_INIT;
 
 static void omp_load(void) {
   const char *lib = STC_RT_AOT_OPENMP;
-  void *h = stc_rt__aot_open(lib);
+  void *h = stc_rt__aot_open(lib, STC_RT_AOT_OPENMP_DIRS);
   if (!h) {
     lib = STC_RT_AOT_OPENMP_FALLBACK;
-    h = stc_rt__aot_open(lib);
+    h = stc_rt__aot_open(lib, STC_RT_AOT_OPENMP_DIRS);
   }
   if (!h)
     stc_rt__aot_load_failed(STC_RT_AOT_OPENMP, "the OpenMP runtime, needed by a parallel variant");
+  /* Before the first __kmpc call starts it (libomp applies its defaults
+   * then); an older libomp without kmp_set_defaults keeps its own. */
+  stc_rt__openmp_spin_cap(
+      (stc_rt__kmp_set_defaults_fn)dlsym(h, "kmp_set_defaults"));
 #define STC_RT_AOT_OMP(field, type)                                           \
   g_omp.field = (type)stc_rt__aot_symbol(h, lib, "__kmpc_" #field)
   STC_RT_AOT_OMP(fork_call, fork_call_fn);

@@ -13,7 +13,9 @@
 #include "stc/rt_blas.h"
 #include "stc/rt_gpu.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,7 +174,7 @@ static void write_profile_at_exit(void) {
             err.message[0] ? err.message : stc_status_str(status));
 }
 
-static pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
+static atomic_bool g_exit_hook_installed;
 
 /* See lock_for_fork in region_timer.c: the same for the configuration. */
 static void lock_config_for_fork(void) { pthread_mutex_lock(&g_config_lock); }
@@ -192,7 +194,11 @@ static void install_exit_hook(void) {
  * it too: that reference keeps this file linked into programs that use the
  * static library only through the region timer. */
 void stc_rt__exit_hook_install(void) {
-  pthread_once(&g_exit_once, install_exit_hook);
+  /* Not pthread_once: its completion is a futex wake, a system call in
+   * every process's start. A caller that loses the race returns before
+   * the winner has registered, which nothing here depends on. */
+  if (!atomic_exchange(&g_exit_hook_installed, true))
+    install_exit_hook();
 }
 
 /* libomp's idle workers spin 200 ms (KMP_BLOCKTIME) after every parallel
@@ -205,14 +211,22 @@ void stc_rt__exit_hook_install(void) {
  * elementwise ops, one tile loop after another) on awake workers and
  * lets them sleep soon after the last one, as runtime/blas.c does for
  * OpenBLAS's workers (2^22 cycles). A user's KMP_BLOCKTIME, or an
- * OMP_WAIT_POLICY (which sets the blocktime itself), wins. Set before
- * libomp reads its environment (its first parallel region, after this
- * constructor); an already started libomp keeps its own. The cap itself:
- * openmp_spin.h (the AOT start-up stub, aot_boot.c, runs it too). */
-void stc_rt__cap_openmp_spin(void) { stc_rt__openmp_spin_cap(); }
+ * OMP_WAIT_POLICY (which sets the blocktime itself), wins. The cap goes
+ * into libomp through its kmp_set_defaults before it starts, not into the
+ * environment (openmp_spin.h says where and why). */
+bool stc_rt_cap_openmp_spin(void *libomp_handle) {
+  return stc_rt__openmp_spin_cap(
+      (stc_rt__kmp_set_defaults_fn)dlsym(libomp_handle, "kmp_set_defaults"));
+}
+
+/* A libomp the program links (a dependency, so loaded before this
+ * constructor runs, and not started yet): a weak reference, null without
+ * one, so a process without libomp pays one test. The AOT stub caps the
+ * libomp it loads later itself (aot_omp.c). */
+extern void kmp_set_defaults(const char *) __attribute__((weak));
 
 __attribute__((constructor)) static void stc_rt_load(void) {
-  stc_rt__cap_openmp_spin();
+  stc_rt__openmp_spin_cap(kmp_set_defaults);
   stc_rt__exit_hook_install();
 }
 

@@ -25,11 +25,6 @@ stc_status stc_rt__regions_collect(stc_hints **out, uint64_t *samples);
 /* Registers the exit-time profile write once (idempotent). */
 void stc_rt__exit_hook_install(void);
 
-/* Caps how long libomp's idle workers spin after a parallel region
- * (KMP_BLOCKTIME, see rt.c) unless the user chose a value or a wait
- * policy; libstc_rt's constructor calls it before libomp starts (libomp
- * reads its environment at its first parallel region). For tests too. */
-void stc_rt__cap_openmp_spin(void);
 
 /* The CPU identity "cpu:<arch>:<model>:<features>" from a /proc/cpuinfo-like
  * text; *reliable says whether a model or feature list was found. `arch` is

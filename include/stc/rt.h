@@ -53,6 +53,18 @@ extern "C" {
 /* Returns STC_RT_ABI_VERSION as compiled into the library. */
 int stc_rt_abi_version(void);
 
+/* ---- OpenMP ---- */
+
+/* Caps how long the idle workers of a libomp spin after a parallel region
+ * (KMP_BLOCKTIME: 1 ms instead of 200; on few cores a spinning pool takes a
+ * core from the next vendor-BLAS call and from the tuner's timing) unless
+ * the user chose a blocktime or an OMP_WAIT_POLICY. libomp_handle: what
+ * dlopen returned for it (or RTLD_DEFAULT). Call after loading libomp
+ * yourself and before its first parallel region; returns true when it set
+ * the cap. libstc_rt does this for a libomp the program links, the AOT
+ * start-up stub for the one it loads; the environment is never changed. */
+bool stc_rt_cap_openmp_spin(void *libomp_handle);
+
 /* ---- configuration and profile output ---- */
 
 /* Sets the path the profile is written to at process exit (copied),

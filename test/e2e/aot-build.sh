@@ -95,8 +95,17 @@ else
   done
   [[ ${#utils[@]} -gt 0 ]] || { echo "$0: no libstc_runner_utils.a beside $rt or stc-opt" >&2; exit 2; }
 fi
+# A RUNPATH only where a library the executable needs, or the stub's
+# libstc_rt.so, lives there: the loader probes every RUNPATH directory's
+# hardware-capability subdirectories for libm and libc at each start (~40
+# failed opens, 30-50 us; docs/aot.md, "Start-up cost"). With the static
+# runtime and stc's runner utilities there is none: the stub finds libomp
+# through LD_LIBRARY_PATH, then the LLVM directory it was built with
+# (runtime/aot_omp.c), then the system's.
+rpath=(-Wl,-rpath,"$rt_dir" -Wl,-rpath,"$llvm_lib")
+[[ $upstream_utils == 0 && $rt == *.a ]] && rpath=()
 # libm and libc --no-as-needed: the runtime archives after them need libm
 # (cc passes --as-needed by default on Debian).
 cc -O1 -o "$exe" "$exe.main.c" "$exe.o" "${utils[@]}" \
   -Wl,--no-as-needed -lm -lc -Wl,--as-needed "${boot[@]}" "${rt_libs[@]}" -lomp -ldl -Wl,--no-as-needed -lpthread \
-  -Wl,-rpath,"$rt_dir" -Wl,-rpath,"$llvm_lib"
+  "${rpath[@]}"

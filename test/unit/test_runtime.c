@@ -5,6 +5,7 @@
  * other's samples. */
 #include "stc_test.h"
 
+#include "../../runtime/openmp_spin.h"
 #include "../../runtime/rt_internal.h"
 #include "stc/profile.h"
 #include "stc/rt.h"
@@ -783,45 +784,54 @@ static bool initial_env(const char *name, char *out, size_t size) {
 }
 
 /* libomp's idle workers spin 200 ms after each parallel region, taking a
- * core from the BLAS call that follows: libstc_rt's constructor caps it at
- * 1 ms unless the user chose a blocktime or a wait policy, and libomp,
- * started afterwards, runs with it. */
+ * core from the BLAS call that follows: the runtime caps it at 1 ms unless
+ * the user chose a blocktime or a wait policy, in libomp itself
+ * (kmp_set_defaults, before it starts), never in the environment. */
+static char g_set_defaults_text[64];
+static int g_set_defaults_calls;
+static void fake_set_defaults(const char *text) {
+  snprintf(g_set_defaults_text, sizeof g_set_defaults_text, "%s", text);
+  g_set_defaults_calls++;
+}
+
 STC_TEST(runtime_caps_openmp_idle_spin_unless_the_user_set_it) {
   char own[256] = "", policy[256] = "";
   bool had_own = initial_env("KMP_BLOCKTIME", own, sizeof own);
   bool had_policy = initial_env("OMP_WAIT_POLICY", policy, sizeof policy);
+  /* Loading the runtime left the environment as the process got it. */
   const char *now = getenv("KMP_BLOCKTIME");
-  if (had_own && own[0])
-    STC_CHECK_STR_EQ(now ? now : "(unset)", own); /* the user's, kept */
-  else if (!(had_policy && policy[0]))
-    STC_CHECK_STR_EQ(now ? now : "(unset)", "1"); /* set at load */
+  STC_CHECK_STR_EQ(now ? now : "(unset)", had_own ? own : "(unset)");
 
+  unsetenv("KMP_BLOCKTIME");
+  unsetenv("OMP_WAIT_POLICY");
+  STC_CHECK(!stc_rt__openmp_spin_cap(NULL)); /* no libomp */
+  STC_CHECK(stc_rt__openmp_spin_cap(fake_set_defaults));
+  STC_CHECK_STR_EQ(g_set_defaults_text, "KMP_BLOCKTIME=1");
+  setenv("KMP_BLOCKTIME", "", 1); /* empty: not a choice */
+  STC_CHECK(stc_rt__openmp_spin_cap(fake_set_defaults));
   setenv("KMP_BLOCKTIME", "50", 1);
-  stc_rt__cap_openmp_spin();
-  STC_CHECK_STR_EQ(getenv("KMP_BLOCKTIME"), "50");
+  STC_CHECK(!stc_rt__openmp_spin_cap(fake_set_defaults));
   unsetenv("KMP_BLOCKTIME");
   setenv("OMP_WAIT_POLICY", "active", 1);
-  stc_rt__cap_openmp_spin();
-  STC_CHECK(getenv("KMP_BLOCKTIME") == NULL);
+  STC_CHECK(!stc_rt__openmp_spin_cap(fake_set_defaults));
+  STC_CHECK_EQ_INT(g_set_defaults_calls, 2);
   unsetenv("OMP_WAIT_POLICY");
-  stc_rt__cap_openmp_spin();
-  now = getenv("KMP_BLOCKTIME");
-  STC_CHECK_STR_EQ(now ? now : "(unset)", "1");
 #ifdef STC_LIBOMP
-  /* libomp reads it when it starts (here: its first call). */
+  /* A libomp loaded by a host (stc-run's preload): capped before it starts
+   * (here: its first call), and the environment untouched. */
   void *omp = dlopen(STC_LIBOMP, RTLD_NOW | RTLD_LOCAL);
   STC_CHECK(omp != NULL);
   if (omp) {
+    STC_CHECK(stc_rt_cap_openmp_spin(omp));
     int (*blocktime)(void) = (int (*)(void))dlsym(omp, "kmp_get_blocktime");
     STC_CHECK(blocktime != NULL);
     if (blocktime)
       STC_CHECK_EQ_INT(blocktime(), 1);
+    STC_CHECK(getenv("KMP_BLOCKTIME") == NULL);
   }
 #endif
   if (had_own)
     setenv("KMP_BLOCKTIME", own, 1);
-  else
-    unsetenv("KMP_BLOCKTIME");
   if (had_policy)
     setenv("OMP_WAIT_POLICY", policy, 1);
 }

@@ -754,6 +754,9 @@ static bool preload_library(const char *path) {
           path);
     return false;
   }
+  /* libomp (or a library that brought it), before the module's first
+   * parallel region starts it: the idle-spin cap (stc/rt.h). */
+  stc_rt_cap_openmp_spin(handle);
   return true;
 }
 
