@@ -12,6 +12,7 @@ static const stc_pass_spec *const specs[] = {
     &stc_multi_variant_pass_spec,
     &stc_default_lowering_pass_spec,
     &stc_buffer_deallocation_pass_spec,
+    &stc_hoist_accumulators_pass_spec,
     &stc_site_results_in_place_pass_spec,
     &stc_out_params_scope_pass_spec,
     &stc_lower_blas_pass_spec,

@@ -79,6 +79,7 @@ extern const stc_pass_spec stc_lower_blas_pass_spec;
 extern const stc_pass_spec stc_site_results_in_place_pass_spec;
 extern const stc_pass_spec stc_default_lowering_pass_spec;
 extern const stc_pass_spec stc_buffer_deallocation_pass_spec;
+extern const stc_pass_spec stc_hoist_accumulators_pass_spec;
 extern const stc_pass_spec stc_lower_pack_unpack_pass_spec;
 
 /* How one stc pass is made: each pass's factory parses its options into

@@ -190,9 +190,19 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
    *    everything to LLVM. */
   if (s == STC_OK)
     s = add_stc(pm, "stc-buffer-deallocation", NULL, NULL, err);
+  /* 5a. Accumulators stay in registers across their k loop
+   *     (passes/hoist_accumulators.c): views folded into the accesses
+   *     first (upstream hoists no transfer on a view), equal indices made
+   *     one value by cse. */
   if (s == STC_OK)
     s = add_upstream(pm,
                      "convert-bufferization-to-memref,cse,canonicalize,"
+                     "fold-memref-alias-ops,cse",
+                     err);
+  if (s == STC_OK)
+    s = add_stc(pm, "stc-hoist-accumulators", NULL, NULL, err);
+  if (s == STC_OK)
+    s = add_upstream(pm,
                      "convert-vector-to-scf{full-unroll=true},"
                      "convert-linalg-to-loops,scf-forall-to-parallel,"
                      "convert-scf-to-openmp,expand-strided-metadata,lower-affine,"
