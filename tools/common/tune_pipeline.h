@@ -10,6 +10,12 @@
 #include <mlir-c/Pass.h>
 #include <stdbool.h>
 
+/* The pipeline's revision: bumped whenever the code it emits for the same
+ * input and options changes (2: stc-hoist-accumulators). stc-run's object
+ * cache keys by it, so that a warm start never runs code an older pipeline
+ * made for the same stc version. */
+#define STC_TUNE_PIPELINE_REVISION 2
+
 /* What a user can set on the pipeline; every field may be NULL. */
 typedef struct stc_tune_pipeline_options {
   /* The profile for stc-hot-path-schedule; NULL = static cost estimate. */

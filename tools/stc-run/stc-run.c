@@ -1279,7 +1279,8 @@ static bool object_key(const run_options *options, const char *text,
     return false;
   char hex[65];
   stc_sha256_hex(text, length, hex);
-  buffer_printf(key, "stc-run object key 2\nstc %s\n", stc_version());
+  buffer_printf(key, "stc-run object key 2\nstc %s pipeline %d\n", stc_version(),
+                STC_TUNE_PIPELINE_REVISION);
   buffer_append(key, host, strlen(host));
   free(host);
   buffer_printf(key, "opt %d\ninput sha256:%s\ntune-hot-paths %d\n",
