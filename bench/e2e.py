@@ -22,8 +22,9 @@ AOT builds (the steps of test/e2e/aot-build.sh):
            first, then --tune-hot-paths): the tuner chooses between the
            default lowering and BLAS; run from a cold cache
 whole_s: median wall time of --whole-runs processes of the plain program
-per configuration, measured in rounds that run every configuration once
-(default, cold, warm, vendor, in an order shuffled each round) after an
+per configuration, measured in rounds that run default and warm once each,
+then rounds of cold and vendor (each round's order shuffled; a default or
+warm process right after a cold or vendor one was noisier), after an
 untimed round 0 that fills the warm cache and keeps the tuning reports;
 the timed processes run without STC_TUNE_REPORT, as deployed; each cold
 run gets its own fresh cache. Beside it the CPU time (user + sys) median;
@@ -194,33 +195,45 @@ def main():
         # Whole process: round 0 fills the warm cache (its cold run) and
         # keeps the tuning reports (STC_TUNE_REPORT=1, --keep); rounds
         # 1..whole_runs are timed, without reports (a deployed process
-        # prints none), each running every configuration once, in an order
-        # shuffled from round to round (seeded: reruns repeat it), so that
-        # load drifts and position effects fall on all configurations
+        # prints none). Two blocks of rounds: default and warm first, then
+        # cold and vendor. In each round the block's configurations run
+        # once, in an order shuffled from round to round (seeded: reruns
+        # repeat it), so that load drifts and position effects fall on both
         # alike. Not a rotation: a rotating cycle gives each configuration
-        # the same predecessor in 3 rounds of 4 - warm always ran right
-        # after a cold (tuning, cache-writing) process, default after the
-        # vendor one - and its ratio swung 0.95-1.08 between full runs.
+        # the same predecessor - warm always ran right after a cold
+        # (tuning, cache-writing) process - and its ratio swung 0.95-1.08
+        # between full runs. Not one block of all four: a default or warm
+        # process right after a cold (multi-threaded tuning, ~70 ms) or a
+        # vendor one (OpenBLAS's threads) is slower by an amount that
+        # depends on which ran before it: convnet's warm/default quartiles
+        # were 0.85-1.25 over 200 such rounds, 1.01-1.07 over 200 rounds of
+        # the pair alone.
         whole = {cfg: [] for cfg in CONFIGS}
         by_round, entry_by_round = {}, {}
         shuffle = random.Random(9)
-        for rnd in range(whole_runs + 1):
-            order = list(CONFIGS)
-            if rnd > 0:
+
+        def timed_run(rnd, cfg):
+            cache = os.path.join(work, "%s.%s.cache%d" % (base, cfg, rnd))
+            if cfg == "warm":
+                cache = os.path.join(work, "%s.cold.cache0" % base)  # filled in round 0
+            r = sb.run(exes[cfg], env if rnd == 0 else {"STC_BENCH_ENTRY": "1"}, cache=cache)
+            check_whole(r, cfg)
+            if rnd > 0 and r.rc == 0:
+                whole[cfg].append((r.wall, r.cpu))
+                by_round.setdefault(rnd, {})[cfg] = r.wall
+                if r.entry_us() is not None:
+                    entry_by_round.setdefault(rnd, {})[cfg] = r.entry_us()
+            if rnd > 0 and cfg != "warm" and not a.keep:
+                shutil.rmtree(cache, True)
+
+        for cfg in CONFIGS:
+            timed_run(0, cfg)
+        for block in (["default", "warm"], ["cold", "vendor"]):
+            for rnd in range(1, whole_runs + 1):
+                order = list(block)
                 shuffle.shuffle(order)
-            for cfg in order:
-                cache = os.path.join(work, "%s.%s.cache%d" % (base, cfg, rnd))
-                if cfg == "warm":
-                    cache = os.path.join(work, "%s.cold.cache0" % base)  # filled in round 0
-                r = sb.run(exes[cfg], env if rnd == 0 else {"STC_BENCH_ENTRY": "1"}, cache=cache)
-                check_whole(r, cfg)
-                if rnd > 0 and r.rc == 0:
-                    whole[cfg].append((r.wall, r.cpu))
-                    by_round.setdefault(rnd, {})[cfg] = r.wall
-                    if r.entry_us() is not None:
-                        entry_by_round.setdefault(rnd, {})[cfg] = r.entry_us()
-                if rnd > 0 and cfg != "warm" and not a.keep:
-                    shutil.rmtree(cache, True)
+                for cfg in order:
+                    timed_run(rnd, cfg)
         fig = {}
         for cfg in CONFIGS:
             steady = []

@@ -62,10 +62,8 @@ def start(args, cache, env_extra=None, timeout=1800):
     env = {k: v for k, v in os.environ.items() if not k.startswith("STC_")}
     env.update({"STC_CACHE_DIR": cache, "STC_TUNE_REPORT": "1"})
     env.update(env_extra or {})
-    t = time.monotonic()
-    p = subprocess.run([sb.tool("stc-run"), "--timing"] + args, capture_output=True, text=True,
-                       env=env, timeout=timeout)
-    return Start(p.returncode, p.stdout, p.stderr, time.monotonic() - t)
+    rc, out, err, wall = sb.timed_process([sb.tool("stc-run"), "--timing"] + args, env, timeout)
+    return Start(rc, out, err, wall)
 
 
 def main():
