@@ -59,18 +59,9 @@ static void run(MlirOperation module, MlirExternalPass pass, void *user) {
   MlirContext ctx = mlirOperationGetContext(module);
   stc_diag_capture capture;
   MlirDiagnosticHandlerID handler = stc__capture_begin(ctx, &capture);
-  MlirOperation script = mlirOperationCreateParse(
-      ctx, stc__str(script_text), stc__str(PASS_NAME));
-  MlirOperation entry = {NULL};
-  bool ok = !mlirOperationIsNull(script) && mlirOperationVerify(script);
-  if (ok) {
-    entry = stc__find_sequence(script, "__stc_hoist_accumulators");
-    ok = !mlirOperationIsNull(entry) &&
-         stc__apply_sequence(module, entry, script);
-  }
+  bool ok = stc__apply_script_text(ctx, module, script_text, PASS_NAME,
+                                   "__stc_hoist_accumulators");
   stc__capture_end(ctx, handler);
-  if (!mlirOperationIsNull(script))
-    mlirOperationDestroy(script);
   if (!ok) {
     char text[700];
     snprintf(text, sizeof text, PASS_NAME ": %s", stc__capture_text(&capture));

@@ -129,16 +129,10 @@ static bool lower_one(MlirContext ctx, MlirOperation module, MlirOperation op,
   if (!script_for(op, text, sizeof text))
     return false;
   MlirDiagnosticHandlerID handler = stc__capture_begin(ctx, capture);
-  MlirOperation script =
-      mlirOperationCreateParse(ctx, stc__str(text), stc__str(PASS_NAME "-script"));
-  bool ok = !mlirOperationIsNull(script) && mlirOperationVerify(script);
-  MlirOperation entry = ok ? stc__find_sequence(script, "stc_lower")
-                           : (MlirOperation){NULL};
-  ok = ok && !mlirOperationIsNull(entry) &&
-       stc__apply_sequence(op, entry, script) && mlirOperationVerify(module);
+  bool ok = stc__apply_script_text(ctx, op, text, PASS_NAME "-script",
+                                   "stc_lower") &&
+            mlirOperationVerify(module);
   stc__capture_end(ctx, handler);
-  if (!mlirOperationIsNull(script))
-    mlirOperationDestroy(script);
   return ok;
 }
 

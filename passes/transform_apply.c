@@ -79,6 +79,26 @@ MlirOperation stc__find_sequence(MlirOperation script, const char *name) {
   return (MlirOperation){NULL};
 }
 
+/* Parses `text` (a script module named `source` in diagnostics), verifies
+ * it and applies its named sequence @entry to payload; the script is
+ * destroyed after. False when any step fails; the diagnostics go to the
+ * context's handlers (a caller that wants the error captures them). */
+bool stc__apply_script_text(MlirContext ctx, MlirOperation payload,
+                            const char *text, const char *source,
+                            const char *entry) {
+  MlirOperation script =
+      mlirOperationCreateParse(ctx, stc__str(text), stc__str(source));
+  if (mlirOperationIsNull(script))
+    return false;
+  MlirOperation sequence = mlirOperationVerify(script)
+                               ? stc__find_sequence(script, entry)
+                               : (MlirOperation){NULL};
+  bool ok = !mlirOperationIsNull(sequence) &&
+            stc__apply_sequence(payload, sequence, script);
+  mlirOperationDestroy(script);
+  return ok;
+}
+
 /* Emits `message` as a remark at `at`: the C API has no mlirEmitRemark, the
  * transform dialect's debug op has. Best effort: a remark that cannot be
  * built is dropped (it never changes the IR). */
@@ -96,14 +116,7 @@ void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message) {
     stc_text_free(&text);
     return;
   }
-  MlirOperation script =
-      mlirOperationCreateParse(ctx, stc__str(text.data), stc__str("stc-remark"));
+  stc__apply_script_text(ctx, at, text.data, "stc-remark", "__stc_remark");
   stc_text_free(&text);
-  if (mlirOperationIsNull(script))
-    return;
-  MlirOperation entry = stc__find_sequence(script, "__stc_remark");
-  if (!mlirOperationIsNull(entry) && mlirOperationVerify(script))
-    stc__apply_sequence(at, entry, script);
-  mlirOperationDestroy(script);
 }
 

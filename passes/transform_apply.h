@@ -37,6 +37,13 @@ bool stc__apply_sequence(MlirOperation payload, MlirOperation entry,
 /* transform.named_sequence @name at the top of a script module, or null. */
 MlirOperation stc__find_sequence(MlirOperation script, const char *name);
 
+/* Parses `text` (a script module; `source` names it in diagnostics),
+ * verifies it and applies its named sequence @entry to payload. False when
+ * a step fails; diagnostics go to the context's handlers. */
+bool stc__apply_script_text(MlirContext ctx, MlirOperation payload,
+                            const char *text, const char *source,
+                            const char *entry);
+
 /* Emits `message` as a remark at `at`. Best effort: a remark that cannot be
  * built is dropped (it never changes the IR). */
 void stc__pass_remark(MlirContext ctx, MlirOperation at, const char *message);
