@@ -215,16 +215,21 @@ static bool warm_rent_paid(const workload *w,
       atomic_load_explicit(&w->warm_rented_ns, memory_order_relaxed), config);
 }
 
-/* Runs the reference on the call while w's winner is pending, adding its
- * time to the rent. */
-static void run_rented(const stc_rt_site *site, workload *w,
-                       void *const *desc) {
+/* Runs the reference on the call, adding its time to *rent: w->rented_ns
+ * while w's winner is pending, w->warm_rented_ns while the warm-start index
+ * defers it. */
+static void run_reference_timed(const stc_rt_site *site, void *const *desc,
+                                atomic_uint_fast64_t *rent) {
   uint64_t start = rent_now();
   stc_rt__call_variant(site, site->reference, desc);
   uint64_t end = rent_now();
   if (end > start)
-    atomic_fetch_add_explicit(&w->rented_ns, end - start,
-                              memory_order_relaxed);
+    atomic_fetch_add_explicit(rent, end - start, memory_order_relaxed);
+}
+
+static void run_rented(const stc_rt_site *site, workload *w,
+                       void *const *desc) {
+  run_reference_timed(site, desc, &w->rented_ns);
 }
 
 /* ---- site state ---- */
@@ -998,12 +1003,7 @@ static bool warm_call(site_state *s, workload *w, void *const *desc,
   }
   if (warm_due(site, w, config))
     return false;
-  uint64_t start = rent_now();
-  stc_rt__call_variant(site, site->reference, desc);
-  uint64_t end = rent_now();
-  if (end > start)
-    atomic_fetch_add_explicit(&w->warm_rented_ns, end - start,
-                              memory_order_relaxed);
+  run_reference_timed(site, desc, &w->warm_rented_ns);
   atomic_fetch_add_explicit(&w->warm_calls, 1, memory_order_relaxed);
   return true;
 }
