@@ -6,9 +6,18 @@
  * loads it. An executable linking the static runtime (which has
  * stc_rt_site_enter itself) takes only this half. The loaded libomp gets
  * the KMP_BLOCKTIME cap (openmp_spin.h) before the call that loaded it
- * starts it; nothing of this runs at load time. */
+ * starts it; nothing of this runs at load time.
+ *
+ * Built a second time for stc-run (STC_RT_OPENMP_FOR_JIT, the
+ * stc_rt_openmp_jit library, openmp_jit.h): the same entry points, static,
+ * listed under libomp's names by stc_rt__lazy_openmp_symbols for the JIT to
+ * define, so that a JIT start of a module with parallel variants does not
+ * load libomp (1-1.5 ms) until one of them runs. */
 #include "aot_load.h"
 #include "openmp_spin.h"
+#ifdef STC_RT_OPENMP_FOR_JIT
+#include "openmp_jit.h"
+#endif
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -29,6 +38,19 @@
  * RUNPATH (aot_load.c). */
 #ifndef STC_RT_AOT_OPENMP_DIRS
 #define STC_RT_AOT_OPENMP_DIRS NULL
+#endif
+
+/* The entry points' names and linkage: libomp's own for the AOT stub (the
+ * linker binds the object's references to them); static for the JIT, which
+ * gets them from stc_rt__lazy_openmp_symbols. */
+#ifdef STC_RT_OPENMP_FOR_JIT
+#define STC_RT_OMP_ENTRY static
+#define STC_RT_KMPC(name) stc_rt__lazy_kmpc_##name
+#define STC_RT_OMP_HOST "stc-run's lazy libomp (runtime/aot_omp.c)"
+#else
+#define STC_RT_OMP_ENTRY
+#define STC_RT_KMPC(name) __kmpc_##name
+#define STC_RT_OMP_HOST "the AOT start-up stub (runtime/aot_boot.c)"
 #endif
 
 /* __kmpc_fork_call forwards at most this many microtask arguments (libomp
@@ -91,13 +113,13 @@ static inline void omp(void) { pthread_once(&g_omp_once, omp_load); }
 
 /* Forwards every argument: passing unused trailing variadic arguments is
  * defined (libomp reads `argc` of them). */
-void __kmpc_fork_call(void *loc, int32_t argc, kmpc_micro task, ...) {
+STC_RT_OMP_ENTRY void STC_RT_KMPC(fork_call)(void *loc, int32_t argc,
+                                              kmpc_micro task, ...) {
   void *a[STC_RT_AOT_MAX_FORK_ARGS] = {0};
   if (argc < 0 || argc > STC_RT_AOT_MAX_FORK_ARGS) {
     fprintf(stderr,
-            "stc: error: a parallel region passes %d arguments; the AOT "
-            "start-up stub (runtime/aot_boot.c) forwards at most %d: link "
-            "libomp directly\n",
+            "stc: error: a parallel region passes %d arguments; "
+            STC_RT_OMP_HOST " forwards at most %d: link libomp directly\n",
             (int)argc, STC_RT_AOT_MAX_FORK_ARGS);
     abort();
   }
@@ -113,31 +135,31 @@ void __kmpc_fork_call(void *loc, int32_t argc, kmpc_micro task, ...) {
                   a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31]);
 }
 
-int32_t __kmpc_global_thread_num(void *loc) {
+STC_RT_OMP_ENTRY int32_t STC_RT_KMPC(global_thread_num)(void *loc) {
   omp();
   return g_omp.global_thread_num(loc);
 }
 
-void __kmpc_barrier(void *loc, int32_t gtid) {
+STC_RT_OMP_ENTRY void STC_RT_KMPC(barrier)(void *loc, int32_t gtid) {
   omp();
   g_omp.barrier(loc, gtid);
 }
 
-void __kmpc_for_static_fini(void *loc, int32_t gtid) {
+STC_RT_OMP_ENTRY void STC_RT_KMPC(for_static_fini)(void *loc, int32_t gtid) {
   omp();
   g_omp.for_static_fini(loc, gtid);
 }
 
-void __kmpc_push_num_threads(void *loc, int32_t gtid, int32_t num_threads) {
+STC_RT_OMP_ENTRY void STC_RT_KMPC(push_num_threads)(void *loc, int32_t gtid,
+                                                     int32_t num_threads) {
   omp();
   g_omp.push_num_threads(loc, gtid, num_threads);
 }
 
 #define STC_RT_AOT_STATIC_INIT(suffix, field, t, ut)                          \
-  void __kmpc_for_static_init_##suffix(void *loc, int32_t gtid,               \
-                                       int32_t schedule, int32_t *last,       \
-                                       ut *lower, ut *upper, t *stride,       \
-                                       t incr, t chunk) {                     \
+  STC_RT_OMP_ENTRY void STC_RT_KMPC(for_static_init_##suffix)(               \
+      void *loc, int32_t gtid, int32_t schedule, int32_t *last, ut *lower,    \
+      ut *upper, t *stride, t incr, t chunk) {                                \
     omp();                                                                    \
     g_omp.field(loc, gtid, schedule, last, (t *)lower, (t *)upper, stride,    \
                 incr, chunk);                                                 \
@@ -147,3 +169,19 @@ STC_RT_AOT_STATIC_INIT(4u, for_static_init_4u, int32_t, uint32_t)
 STC_RT_AOT_STATIC_INIT(8, for_static_init_8, int64_t, int64_t)
 STC_RT_AOT_STATIC_INIT(8u, for_static_init_8u, int64_t, uint64_t)
 #undef STC_RT_AOT_STATIC_INIT
+
+#ifdef STC_RT_OPENMP_FOR_JIT
+const stc_rt_symbol *stc_rt__lazy_openmp_symbols(size_t *count) {
+#define STC_RT_OMP_SYMBOL(name) {"__kmpc_" #name, (void *)STC_RT_KMPC(name)}
+  static const stc_rt_symbol symbols[] = {
+      STC_RT_OMP_SYMBOL(fork_call),         STC_RT_OMP_SYMBOL(global_thread_num),
+      STC_RT_OMP_SYMBOL(barrier),           STC_RT_OMP_SYMBOL(for_static_fini),
+      STC_RT_OMP_SYMBOL(push_num_threads),  STC_RT_OMP_SYMBOL(for_static_init_4),
+      STC_RT_OMP_SYMBOL(for_static_init_4u), STC_RT_OMP_SYMBOL(for_static_init_8),
+      STC_RT_OMP_SYMBOL(for_static_init_8u),
+  };
+#undef STC_RT_OMP_SYMBOL
+  *count = sizeof symbols / sizeof *symbols;
+  return symbols;
+}
+#endif

@@ -26,6 +26,7 @@
 #include "stc/rt.h"
 #include "stc/status.h"
 #include "stc/tuner_cache.h"
+#include "openmp_jit.h"
 #include "stc_diagnostics.h"
 #include "stc_emit.h"
 #include "tune_pipeline.h"
@@ -143,6 +144,9 @@ static const char usage_text[] =
     "each site's variants other than its reference until first needed:\n"
     "before the site explores (in parallel), or on their first call\n"
     "(STC_RUN_LAZY_VARIANTS=0: before the entry runs, like the rest).\n"
+    "\n"
+    "A module with parallel variants loads libomp when the first of them\n"
+    "runs, not before the entry (STC_RUN_LAZY_OPENMP=0: before).\n"
     "\n"
     "Exit status: 0 ok, 1 run failure, 2 bad option, 3 bad input.\n";
 
@@ -713,10 +717,16 @@ static stc_status tune_hot_paths(MlirModule module,
 static const char *const default_libs[] = {
     STC_MLIR_RUNNER_LIB_DIR "/libmlir_runner_utils.so",
     STC_MLIR_RUNNER_LIB_DIR "/libmlir_c_runner_utils.so",
-    /* Last: only loaded when the module has OpenMP ops (the parallel
-     * schedules), whose translation calls __kmpc_* entry points. */
-    STC_MLIR_RUNNER_LIB_DIR "/libomp.so",
 };
+/* For a module with OpenMP ops (the parallel schedules), whose translation
+ * calls __kmpc_* entry points: not loaded before the module runs (1-1.5 ms
+ * of a start, and libomp's destructor at exit) but by the first of them
+ * that runs (openmp_jit.h), which a warm start whose sites keep their
+ * references never calls. */
+static const char *const openmp_lib = STC_MLIR_RUNNER_LIB_DIR "/libomp.so";
+/* Set by preload_libraries: the JIT defines the lazy entry points
+ * (load_objects). */
+static bool g_openmp_on_first_call;
 
 static MlirWalkResult find_omp(MlirOperation op, void *user) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
@@ -761,10 +771,21 @@ static bool preload_library(const char *path) {
 }
 
 static bool preload_libraries(const run_options *options, bool openmp) {
-  size_t num_defaults = options->default_libs ? (openmp ? 3 : 2) : 0;
+  size_t num_defaults =
+      options->default_libs ? sizeof default_libs / sizeof *default_libs : 0;
   for (size_t i = 0; i < num_defaults; i++)
     if (!preload_library(default_libs[i]))
       return false;
+  /* libomp on first use; one that is not there is an error now, as when
+   * it was loaded here (dlopen says why), not on the first parallel call.
+   * Without the default libraries the user's provide the entry points;
+   * STC_RUN_LAZY_OPENMP=0 loads it here, before the module runs. */
+  if (openmp && options->default_libs) {
+    const char *setting = getenv("STC_RUN_LAZY_OPENMP");
+    if (access(openmp_lib, R_OK) != 0 || (setting && strcmp(setting, "0") == 0))
+      return preload_library(openmp_lib);
+    g_openmp_on_first_call = true;
+  }
   for (size_t i = 0; i < options->num_shared_libs; i++)
     if (!preload_library(options->shared_libs[i]))
       return false;
@@ -827,6 +848,33 @@ typedef struct object_list { /* the objects of one module, not owned */
 
 static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib);
 
+/* An OpenMP entry point the lazy ones do not cover (one that
+ * convert-scf-to-openmp did not emit when they were written): libomp is
+ * loaded now, globally, for the process lookup after this generator. */
+static pthread_mutex_t g_openmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool g_openmp_loaded; /* under g_openmp_lock */
+
+static LLVMErrorRef load_openmp_on_lookup(
+    LLVMOrcDefinitionGeneratorRef generator, void *context,
+    LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
+    LLVMOrcJITDylibRef dylib, LLVMOrcJITDylibLookupFlags flags,
+    LLVMOrcCLookupSet symbols, size_t count) {
+  (void)generator, (void)context, (void)state, (void)kind, (void)dylib,
+      (void)flags;
+  for (size_t i = 0; i < count; i++) {
+    const char *name = LLVMOrcSymbolStringPoolEntryStr(symbols[i].Name);
+    if (strncmp(name, "__kmpc_", 7) != 0 && strncmp(name, "omp_", 4) != 0)
+      continue;
+    pthread_mutex_lock(&g_openmp_lock);
+    bool loaded = g_openmp_loaded || preload_library(openmp_lib);
+    g_openmp_loaded = loaded;
+    pthread_mutex_unlock(&g_openmp_lock);
+    return loaded ? LLVMErrorSuccess
+                  : LLVMCreateStringError("cannot load the OpenMP runtime");
+  }
+  return LLVMErrorSuccess;
+}
+
 static bool load_objects(const object_list *objects,
                          const stc_emit_lazy *lazy, int compile_threads,
                          loaded_code *code) {
@@ -842,22 +890,31 @@ static bool load_objects(const object_list *objects,
     return false;
   }
   LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(code->jit);
-  size_t num_symbols = 0;
-  const stc_rt_symbol *symbols = stc_rt_symbols(&num_symbols);
+  size_t num_rt = 0, num_omp = 0;
+  const stc_rt_symbol *rt = stc_rt_symbols(&num_rt);
+  const stc_rt_symbol *omp =
+      g_openmp_on_first_call ? stc_rt__lazy_openmp_symbols(&num_omp) : NULL;
+  size_t num_symbols = num_rt + num_omp;
   LLVMOrcCSymbolMapPair *pairs = calloc(num_symbols ? num_symbols : 1,
                                         sizeof *pairs);
   if (!pairs) {
     error("out of memory");
     return false;
   }
-  for (size_t i = 0; i < num_symbols; i++)
+  for (size_t i = 0; i < num_symbols; i++) {
+    const stc_rt_symbol *symbol = i < num_rt ? &rt[i] : &omp[i - num_rt];
     pairs[i] = (LLVMOrcCSymbolMapPair){
-        LLVMOrcLLJITMangleAndIntern(code->jit, symbols[i].name),
-        {(LLVMOrcExecutorAddress)(uintptr_t)symbols[i].address,
+        LLVMOrcLLJITMangleAndIntern(code->jit, symbol->name),
+        {(LLVMOrcExecutorAddress)(uintptr_t)symbol->address,
          {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable,
           0}}};
+  }
   err = LLVMOrcJITDylibDefine(dylib, LLVMOrcAbsoluteSymbols(pairs, num_symbols));
   free(pairs);
+  if (!err && g_openmp_on_first_call)
+    LLVMOrcJITDylibAddGenerator(
+        dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
+                   load_openmp_on_lookup, NULL, NULL));
   LLVMOrcDefinitionGeneratorRef generator = NULL;
   if (!err)
     err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
