@@ -63,8 +63,6 @@
 /* A site with more workloads than this runs the reference for new ones: the
  * lock-free lookup is a linear scan. */
 #define MAX_WORKLOADS_PER_SITE 256
-/* The key of one call: per argument 1 + 2 * rank words. */
-#define MAX_KEY_WORDS (STC_RT_MAX_SITE_ARGS * (1 + 2 * STC_RT__MAX_RANK))
 
 typedef struct workload {
   uint64_t hash;
@@ -400,55 +398,71 @@ static char *put_decimal(char *p, int64_t value) {
   return p;
 }
 
-/* The longest workload text: per argument a separator, the longest element
- * name ("bf16"), "[", rank sizes and strides of up to 20 characters with
- * their separators, ":" and "]+off". */
-#define MAX_WORKLOAD_TEXT                                                      \
-  (STC_RT_MAX_SITE_ARGS * (1 + 4 + 1 + 2 * STC_RT__MAX_RANK * 21 + 1 + 5) + 1)
+/* Where the workload text goes: `at` NULL only counts. */
+typedef struct text_sink {
+  char *at;
+  size_t length;
+} text_sink;
 
-/* "f32[32x32:32,1] f32[...]+off ..." - readable, and unique per key.
- * Built in a bounded buffer, not a stdio stream: it is on every new
- * workload's first call, where open_memstream and fprintf were most of
- * adding the workload (the tuner's key and the reports carry this text, so
- * its spelling is fixed: test_dispatch workload_text_is_unchanged). */
-char *stc_rt__workload_text(const stc_rt_site *site, const int64_t *key) {
-  char text[MAX_WORKLOAD_TEXT];
-  char *p = text;
+static void sink_put(text_sink *s, const char *bytes, size_t n) {
+  if (s->at) {
+    memcpy(s->at, bytes, n);
+    s->at += n;
+  }
+  s->length += n;
+}
+
+static void sink_decimal(text_sink *s, int64_t value) {
+  char digits[21];
+  sink_put(s, digits, (size_t)(put_decimal(digits, value) - digits));
+}
+
+static void workload_text_to(const stc_rt_site *site, const int64_t *key,
+                             text_sink *s) {
   size_t n = 0;
   for (uint32_t i = 0; i < site->num_args; i++) {
     uint32_t rank = site->args[i].rank;
     bool offset = key[n++] != 0;
     if (i)
-      *p++ = ' ';
+      sink_put(s, " ", 1);
     const char *element = stc_rt__element_name(site->args[i].element);
-    size_t length = strlen(element);
-    memcpy(p, element, length);
-    p += length;
-    *p++ = '[';
+    sink_put(s, element, strlen(element));
+    sink_put(s, "[", 1);
     for (uint32_t d = 0; d < rank; d++) {
       if (d)
-        *p++ = 'x';
-      p = put_decimal(p, key[n + d]);
+        sink_put(s, "x", 1);
+      sink_decimal(s, key[n + d]);
     }
-    *p++ = ':';
+    sink_put(s, ":", 1);
     for (uint32_t d = 0; d < rank; d++) {
       if (d)
-        *p++ = ',';
-      p = put_decimal(p, key[n + rank + d]);
+        sink_put(s, ",", 1);
+      sink_decimal(s, key[n + rank + d]);
     }
-    *p++ = ']';
-    if (offset) {
-      memcpy(p, "+off", 4);
-      p += 4;
-    }
+    sink_put(s, "]", 1);
+    if (offset)
+      sink_put(s, "+off", 4);
     n += 2 * rank;
   }
-  *p = 0;
-  size_t size = (size_t)(p - text) + 1;
-  char *copy = malloc(size);
-  if (copy)
-    memcpy(copy, text, size);
-  return copy;
+}
+
+/* "f32[32x32:32,1] f32[...]+off ..." - readable, and unique per key.
+ * Measured, then written into its allocation: it is on every new
+ * workload's first call, where open_memstream and fprintf were most of
+ * adding the workload, and a buffer for the longest text (11 KB) put the
+ * first call's frames five stack pages deeper than the program's, each a
+ * page fault (the tuner's key and the reports carry this text, so its
+ * spelling is fixed: test_dispatch workload_text_is_unchanged). */
+char *stc_rt__workload_text(const stc_rt_site *site, const int64_t *key) {
+  text_sink count = {NULL, 0};
+  workload_text_to(site, key, &count);
+  char *text = malloc(count.length + 1);
+  if (!text)
+    return NULL;
+  text_sink out = {text, 0};
+  workload_text_to(site, key, &out);
+  *out.at = 0;
+  return text;
 }
 
 static workload *table_find(site_state *s, const int64_t *key, size_t length,
@@ -1011,7 +1025,9 @@ static bool warm_call(site_state *s, workload *w, void *const *desc,
 /* Asks the tuner for w's variant, runs the trials, publishes. Returns the
  * variant this call runs; *served is set when the call has already run
  * (the check of a disk decision ran it on the caller's arguments). */
-static size_t decide(site_state *s, workload *w, void *const *desc,
+/* Not inlined: its frame is allocated only when it runs, not on every
+ * first call (stc_rt_site_enter). */
+__attribute__((noinline)) static size_t decide(site_state *s, workload *w, void *const *desc,
                      stc_tuner *tuner, const stc_rt_dispatch_config *config,
                      bool *served) {
   stc_rt_site *site = s->site;
@@ -1235,7 +1251,7 @@ static bool decision_copy(const stc_decision *from, stc_decision *to) {
  * winner on the caller's arguments; as decide()'s check on the first call
  * would have done. Serves the call in every case: a call that cannot check
  * now (another call is checking, no memory) runs the reference. */
-static void deferred_check(site_state *s, workload *w, void *const *desc,
+__attribute__((noinline)) static void deferred_check(site_state *s, workload *w, void *const *desc,
                            stc_tuner *tuner,
                            const stc_rt_dispatch_config *config) {
   stc_rt_site *site = s->site;
@@ -1333,7 +1349,7 @@ static void deferred_check(site_state *s, workload *w, void *const *desc,
 
 /* STC_TUNE_CHECK_ALL: validates every variant against the reference on
  * scratch state and prints one line each plus a summary. */
-static void check_all(site_state *s, const workload *w, void *const *desc,
+__attribute__((noinline)) static void check_all(site_state *s, const workload *w, void *const *desc,
                       const stc_rt_dispatch_config *config) {
   stc_rt_site *site = s->site;
   char message[512] = "";
@@ -1397,7 +1413,7 @@ static void check_all(site_state *s, const workload *w, void *const *desc,
  * (paired, alternating which runs first), checks the winner's result and
  * feeds the pair to the tuner; an invalidated winner is unpublished so the
  * next call re-tunes. */
-static void recheck(site_state *s, workload *w, int32_t selected,
+__attribute__((noinline)) static void recheck(site_state *s, workload *w, int32_t selected,
                     void *const *desc, stc_tuner *tuner,
                     const stc_rt_dispatch_config *config, uint64_t call) {
   stc_rt_site *site = s->site;
@@ -1456,40 +1472,11 @@ static void recheck(site_state *s, workload *w, int32_t selected,
 
 /* ---- the slow path ---- */
 
-void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
-                       uint32_t num_words) {
-  void *desc[STC_RT_MAX_SITE_ARGS] = {0};
-  char why[256];
-  if (!site)
-    return;
-  site_state *s = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
-  if (s && words && num_words &&
-      atomic_load_explicit(&s->checked_words, memory_order_relaxed) ==
-          num_words) {
-    uint32_t first = 0;
-    for (uint32_t i = 0; i < site->num_args; i++) {
-      desc[i] = &words[first];
-      first += 3 + 2 * site->args[i].rank;
-    }
-  } else {
-    site_check check =
-        check_call(site, words, num_words, desc, why, sizeof why);
-    if (check != SITE_OK) {
-      warn_site(site, why);
-      if (check == SITE_REFERENCE_ONLY)
-        run_reference(site, desc);
-      else
-        atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
-      return;
-    }
-    if (!(s = state_of(site))) {
-      run_reference(site, desc); /* no memory for state: untuned but correct */
-      return;
-    }
-    atomic_store_explicit(&s->checked_words, num_words, memory_order_relaxed);
-  }
-  int64_t key[MAX_KEY_WORDS];
-  size_t length = workload_key(site, desc, key);
+/* The call of site on desc, whose binary workload key is key[0..length):
+ * the published variant, or the first calls' path (the index, the tuner). */
+static void enter_workload(stc_rt_site *site, site_state *s,
+                           void *const *desc, const int64_t *key,
+                           size_t length) {
   uint64_t hash = key_hash(key, length);
   workload *w = table_find(s, key, length, hash);
   if (w) {
@@ -1573,6 +1560,64 @@ void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
   }
   if (!served)
     stc_rt__call_variant(site, chosen, desc);
+}
+
+/* Keys of up to this many words (8 arguments of rank 8) are built on the
+ * stack, longer ones in an allocation: a buffer for the longest (rank 32,
+ * 4 KB) put every first call's deeper frames a stack page further down. */
+#define SMALL_KEY_WORDS (STC_RT_MAX_SITE_ARGS * (1 + 2 * 8))
+
+static size_t key_words(const stc_rt_site *site) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < site->num_args; i++)
+    n += 1 + 2 * (size_t)site->args[i].rank;
+  return n;
+}
+
+void stc_rt_site_enter(stc_rt_site *site, uint64_t *words,
+                       uint32_t num_words) {
+  void *desc[STC_RT_MAX_SITE_ARGS] = {0};
+  char why[256];
+  if (!site)
+    return;
+  site_state *s = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+  if (s && words && num_words &&
+      atomic_load_explicit(&s->checked_words, memory_order_relaxed) ==
+          num_words) {
+    uint32_t first = 0;
+    for (uint32_t i = 0; i < site->num_args; i++) {
+      desc[i] = &words[first];
+      first += 3 + 2 * site->args[i].rank;
+    }
+  } else {
+    site_check check =
+        check_call(site, words, num_words, desc, why, sizeof why);
+    if (check != SITE_OK) {
+      warn_site(site, why);
+      if (check == SITE_REFERENCE_ONLY)
+        run_reference(site, desc);
+      else
+        atomic_fetch_add_explicit(&g_fallbacks, 1, memory_order_relaxed);
+      return;
+    }
+    if (!(s = state_of(site))) {
+      run_reference(site, desc); /* no memory for state: untuned but correct */
+      return;
+    }
+    atomic_store_explicit(&s->checked_words, num_words, memory_order_relaxed);
+  }
+  int64_t small_key[SMALL_KEY_WORDS];
+  size_t needed = key_words(site);
+  int64_t *key = needed <= SMALL_KEY_WORDS ? small_key
+                                           : malloc(needed * sizeof *key);
+  if (!key) {
+    warn_site(site, "out of memory for the workload key");
+    run_reference(site, desc);
+    return;
+  }
+  enter_workload(site, s, desc, key, workload_key(site, desc, key));
+  if (key != small_key)
+    free(key);
 }
 
 /* ---- control ---- */

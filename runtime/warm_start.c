@@ -262,11 +262,18 @@ static bool usable_config(const stc_rt_dispatch_config *config) {
   return !(remote && *remote);
 }
 
-static void records_path(char *path, size_t size) {
-  text_out o = text_out_of(path, size);
-  put_text(&o, g_directory);
-  put_text(&o, "/v1");
-  text_done(&o); /* fits: stamp_locked bounds g_directory */
+/* g_directory + a + b, allocated (NULL without memory): not a PATH_MAX
+ * buffer on the stack, which put the first site call's deeper frames a
+ * page further down (a page fault each). */
+static char *directory_path(const char *a, const char *b) {
+  size_t n = strlen(g_directory), na = strlen(a), nb = strlen(b);
+  char *path = malloc(n + na + nb + 1);
+  if (path) {
+    memcpy(path, g_directory, n);
+    memcpy(path + n, a, na);
+    memcpy(path + n + na, b, nb + 1);
+  }
+  return path;
 }
 
 /* Fills g_directory, g_name, g_stamp, g_records and g_settled; false when
@@ -276,11 +283,15 @@ static bool stamp_locked(const stc_rt_dispatch_config *config) {
   if (length == 0 || length + sizeof "/" WARM_DIRECTORY "/" > 4000)
     return false;
   memcpy(g_directory, config->cache_directory, length + 1);
-  char path[4096], host[256] = "";
+  char host[256] = "";
   int64_t boot;
-  records_path(path, sizeof path);
-  if (fstatat(AT_FDCWD, path, &g_records, AT_SYMLINK_NOFOLLOW) != 0 ||
-      !S_ISDIR(g_records.st_mode))
+  char *path = directory_path("/v1", "");
+  bool records = path &&
+                 fstatat(AT_FDCWD, path, &g_records, AT_SYMLINK_NOFOLLOW) ==
+                     0 &&
+                 S_ISDIR(g_records.st_mode);
+  free(path);
+  if (!records)
     return false; /* no records: nothing to answer from */
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
@@ -444,14 +455,10 @@ static warm_entry *parse_index(const char *text, size_t size, size_t *count) {
 
 /* Reads the index (lean: no directory checks; see the top comment). */
 static void load_locked(void) {
-  char path[4200];
-  text_out o = text_out_of(path, sizeof path);
-  put_text(&o, g_directory);
-  put_text(&o, "/" WARM_DIRECTORY "/");
-  put_text(&o, g_name);
-  if (!text_done(&o))
-    return;
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  char *path = directory_path("/" WARM_DIRECTORY "/", g_name);
+  int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                : -1;
+  free(path);
   if (fd < 0)
     return;
   struct stat st;
@@ -681,10 +688,11 @@ void stc_rt__warm_flush(void) {
     goto done;
   /* The answers were the records' answers at one time only if the records
    * did not change while this process ran (nor did this process write). */
-  char path[4200];
   struct stat now;
-  records_path(path, sizeof path);
-  if (fstatat(AT_FDCWD, path, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+  char *path = directory_path("/v1", "");
+  int got = path ? fstatat(AT_FDCWD, path, &now, AT_SYMLINK_NOFOLLOW) : -1;
+  free(path);
+  if (got != 0 ||
       now.st_dev != g_records.st_dev || now.st_ino != g_records.st_ino ||
       now.st_mtim.tv_sec != g_records.st_mtim.tv_sec ||
       now.st_mtim.tv_nsec != g_records.st_mtim.tv_nsec)

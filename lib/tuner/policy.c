@@ -32,11 +32,18 @@ const char *stc_tune_mode_str(stc_tune_mode mode) {
   return "unknown";
 }
 
+/* ASCII only, without the locale's table: the runtime parses STC_TUNE on
+ * a process's first site call, where touching that table was a page
+ * fault. */
+static char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
 /* Compares names ignoring ASCII case and treating '-' and '_' alike, so
  * "cache-only", "CACHE_ONLY" and "max-candidates" all match. */
 static bool name_equal(const char *a, const char *b) {
   for (;; a++, b++) {
-    char x = (char)tolower((unsigned char)*a), y = (char)tolower((unsigned char)*b);
+    char x = ascii_lower(*a), y = ascii_lower(*b);
     if (x == '-')
       x = '_';
     if (y == '-')
