@@ -883,7 +883,16 @@ static bool load_objects(const object_list *objects,
   memset(code, 0, sizeof *code);
   code->lazy = lazy;
   code->compile_threads = compile_threads;
-  LLVMErrorRef err = LLVMOrcCreateLLJIT(&code->jit, LLVMOrcCreateLLJITBuilder());
+  /* On the host machine stc_emit detected for the key (once per process):
+   * LLJIT's own detection would run the CPUID instructions again. */
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+  stc_error machine_err;
+  stc_error_clear(&machine_err);
+  LLVMTargetMachineRef machine = stc_emit_host_machine(&machine_err);
+  if (machine)
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
+        builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(machine));
+  LLVMErrorRef err = LLVMOrcCreateLLJIT(&code->jit, builder);
   if (err) {
     code->jit = NULL;
     orc_error(err, "cannot create the execution engine");
