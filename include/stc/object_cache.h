@@ -44,6 +44,11 @@ typedef struct stc_object_entry {
   size_t meta_size;
   char *object; /* object file bytes (NUL appended, not counted) */
   size_t object_size;
+  /* When not NULL, object is these bytes (the file as
+   * stc_object_cache_load read it, the object moved to its start, so
+   * aligned as malloc aligns: not copied again): freed instead of object
+   * by stc_object_entry_clear. */
+  char *storage;
 } stc_object_entry;
 
 /* Frees an entry's buffers and zeroes it; accepts NULL. */

@@ -77,6 +77,11 @@ STC_TEST(object_cache_round_trip) {
   STC_CHECK(memcmp(out.meta, g_meta, sizeof g_meta - 1) == 0);
   STC_CHECK_EQ_U64(out.object_size, sizeof g_object);
   STC_CHECK(memcmp(out.object, g_object, sizeof g_object) == 0);
+  /* Not copied again: the object is the read buffer's start, aligned for
+   * the JIT to parse in place, NUL after it. */
+  STC_CHECK(out.storage != NULL && out.object == out.storage);
+  STC_CHECK_EQ_U64((uintptr_t)out.object % 16, 0);
+  STC_CHECK_EQ_INT(out.object[out.object_size], 0);
   stc_object_entry_clear(&out);
 
   /* Absent: a quiet miss. created 0 is stamped with the clock. */

@@ -875,6 +875,9 @@ static LLVMErrorRef load_openmp_on_lookup(
   return LLVMErrorSuccess;
 }
 
+/* The alignment an object's bytes need to be parsed where they are. */
+#define OBJECTS_ALIGN 16
+
 static bool load_objects(const object_list *objects,
                          const stc_emit_lazy *lazy, int compile_threads,
                          loaded_code *code) {
@@ -933,8 +936,15 @@ static bool load_objects(const object_list *objects,
   for (size_t i = 0; !err && i < objects->count; i++) {
     char name[48];
     snprintf(name, sizeof name, "stc-run-object-%zu", i);
-    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-        objects->data[i], objects->size[i], name);
+    /* Not copied when aligned (a tuned module's objects are 100s of KB, a
+     * page fault per 4 KB): the caller keeps the bytes until unload. */
+    LLVMMemoryBufferRef buffer =
+        (uintptr_t)objects->data[i] % OBJECTS_ALIGN == 0
+            ? LLVMCreateMemoryBufferWithMemoryRange(objects->data[i],
+                                                    objects->size[i], name,
+                                                    false)
+            : LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                  objects->data[i], objects->size[i], name);
     err = LLVMOrcLLJITAddObjectFile(code->jit, dylib, buffer);
   }
   if (err) {
@@ -1485,41 +1495,81 @@ static bool meta_read(const char *data, size_t size, const char *entry,
 
 /* The payload of a cache entry: the module's objects (one per compile
  * partition) in a small container, opaque to the object cache:
- *   "stc-run objects 1\n" <count> "\n" (<size> "\n"){count} <bytes...> */
-#define OBJECTS_MAGIC "stc-run objects 1\n"
+ *   "stc-run objects 2\n" <count> "\n" (<size> "\n"){count}, spaces up to
+ *   a multiple of 16 bytes, then each object's bytes, zeros up to a
+ *   multiple of 16 after each
+ * so that every object starts 16-byte aligned in a payload the object
+ * cache aligns (stc_object_entry.storage): the JIT parses and links them
+ * where they are, without a copy. Version 1 (no padding; entries of an
+ * earlier stc-run) still loads, its objects copied. */
+#define OBJECTS_MAGIC "stc-run objects 2\n"
+#define OBJECTS_MAGIC_1 "stc-run objects 1\n"
+
+static size_t objects_padding(size_t length) {
+  return (OBJECTS_ALIGN - length % OBJECTS_ALIGN) % OBJECTS_ALIGN;
+}
 
 static void objects_pack(const stc_emit_objects *objects, byte_buffer *out) {
+  static const char zeros[OBJECTS_ALIGN];
+  size_t start = out->size;
   buffer_printf(out, OBJECTS_MAGIC "%zu\n", objects->count);
   for (size_t i = 0; i < objects->count; i++)
     buffer_printf(out, "%zu\n", objects->size[i]);
-  for (size_t i = 0; i < objects->count; i++)
+  for (size_t pad = objects_padding(out->size - start); pad; pad--)
+    buffer_append(out, " ", 1);
+  for (size_t i = 0; i < objects->count; i++) {
     buffer_append(out, objects->data[i], objects->size[i]);
+    buffer_append(out, zeros, objects_padding(objects->size[i]));
+  }
+}
+
+/* Whether n bytes at at are all c. */
+static bool all_bytes(const char *at, size_t n, char c) {
+  for (size_t i = 0; i < n; i++)
+    if (at[i] != c)
+      return false;
+  return true;
 }
 
 /* False when the payload is not such a container (pointers into data). */
 static bool objects_unpack(const char *data, size_t size, object_list *out) {
   memset(out, 0, sizeof *out);
   meta_reader r = {data, data + size, false};
-  if (!data || !meta_word(&r, OBJECTS_MAGIC))
+  bool padded;
+  if (!data)
+    return false;
+  if (meta_word(&r, OBJECTS_MAGIC))
+    padded = true;
+  else if (meta_word(&r, OBJECTS_MAGIC_1))
+    padded = false;
+  else
     return false;
   long long count = meta_number(&r, '\n');
   if (r.bad || count < 1 || count > STC_EMIT_MAX_PARTITIONS)
     return false;
-  size_t total = 0;
   for (long long i = 0; i < count; i++) {
     long long object_size = meta_number(&r, '\n');
     if (r.bad || object_size < 1 || object_size > r.end - r.at)
       return false;
     out->size[i] = (size_t)object_size;
-    total += (size_t)object_size;
   }
-  if (total != (size_t)(r.end - r.at))
-    return false;
+  if (padded) {
+    size_t pad = objects_padding((size_t)(r.at - data));
+    if ((size_t)(r.end - r.at) < pad || !all_bytes(r.at, pad, ' '))
+      return false;
+    r.at += pad;
+  }
   const char *at = r.at;
   for (long long i = 0; i < count; i++) {
+    size_t pad = padded ? objects_padding(out->size[i]) : 0;
+    if ((size_t)(r.end - at) < out->size[i] + pad ||
+        !all_bytes(at + out->size[i], pad, 0))
+      return false;
     out->data[i] = at;
-    at += out->size[i];
+    at += out->size[i] + pad;
   }
+  if (at != r.end)
+    return false;
   out->count = (size_t)count;
   return true;
 }
@@ -1925,10 +1975,6 @@ static int run(const run_options *options) {
       lazy_units_ready(&loaded);
     times.load = seconds_since(&t);
   }
-  if (hit)
-    stc_object_entry_clear(&entry);
-  else
-    stc_emit_objects_free(&compiled);
   remote_faults_report(&use);
   if (options->timing)
     print_timing(&times, use.outcome);
@@ -1953,6 +1999,11 @@ static int run(const run_options *options) {
   if (code != EXIT_OK)
     stc_rt_set_profile_out(NULL);
   unload(&loaded);
+  /* The linked objects' bytes (load_objects does not copy them). */
+  if (hit)
+    stc_object_entry_clear(&entry);
+  else
+    stc_emit_objects_free(&compiled);
   stc_emit_lazy_free(lazy);
   free(g_diagnostics.data);
   return code;

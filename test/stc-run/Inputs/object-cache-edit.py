@@ -10,6 +10,9 @@ stc-run's object cache (test/stc-run/object-cache.test):
   object-cache-edit.py container DIR  add one to the object count of
                                       stc-run's container of objects (the
                                       payload; checksum redone)
+  object-cache-edit.py container1 DIR rewrite that container as version 1
+                                      (no alignment padding), as an earlier
+                                      stc-run stored it (checksum redone)
 """
 import glob
 import hashlib
@@ -39,11 +42,34 @@ def main():
         data = body + b"checksum " + hashlib.sha256(body).hexdigest().encode() + b"\n"
     elif mode == "container":
         body = bytes(data[: data.rindex(b"checksum ")])
-        magic = b"stc-run objects 1\n"
+        magic = b"stc-run objects 2\n" if b"stc-run objects 2\n" in body else b"stc-run objects 1\n"
         at = body.index(magic) + len(magic)
         end = body.index(b"\n", at)
         count = int(body[at:end]) + 1
         body = body[:at] + str(count).encode() + body[end:]
+        data = body + b"checksum " + hashlib.sha256(body).hexdigest().encode() + b"\n"
+    elif mode == "container1":
+        body = bytes(data[: data.rindex(b"checksum ")])
+        head = body.index(b"\nobject ") + len(b"\nobject ")
+        length_end = body.index(b"\n", head)
+        length = int(body[head:length_end])
+        payload = body[length_end + 1 : length_end + 1 + length]
+        lines = payload.split(b"\n", 2)
+        if lines[0] != b"stc-run objects 2":
+            sys.exit("not a version 2 container")
+        count = int(lines[1])
+        fields = payload.split(b"\n", 2 + count)
+        sizes = [int(x) for x in fields[2 : 2 + count]]
+        at = len(b"\n".join(fields[: 2 + count])) + 1
+        at += (16 - at % 16) % 16
+        objects = []
+        for size in sizes:
+            objects.append(payload[at : at + size])
+            at += size + (16 - size % 16) % 16
+        old = (b"stc-run objects 1\n%d\n" % count
+               + b"".join(b"%d\n" % size for size in sizes) + b"".join(objects))
+        body = (body[:head] + str(len(old)).encode() + b"\n" + old
+                + body[length_end + 1 + length :])
         data = body + b"checksum " + hashlib.sha256(body).hexdigest().encode() + b"\n"
     elif mode == "swap":
         shutil.copyfile(only_entry(sys.argv[2]), path)
