@@ -4,7 +4,7 @@
  * and each input tried twice: as given, and "repaired" - everything before
  * its last "checksum " label re-checksummed - so that the fuzzer also
  * explores entries that pass the checksum (freshness, wrong key, wrong name,
- * field shapes) instead of stopping at SHA-256.
+ * field shapes) instead of stopping at the checksum.
  *
  * Header-only (static functions) because fuzz/run.sh builds each target
  * from its one file plus the core. */
@@ -54,11 +54,28 @@ static void fuzz_write_file(const char *path, const uint8_t *data,
   close(fd);
 }
 
-/* Calls try with data, then with its repaired copy when it has a
- * "checksum " label. */
+/* The checksums entries carry, as hex digits into out (NUL after them);
+ * each returns how many digits it wrote. */
+static inline size_t fuzz_sha256_hex(const uint8_t *data, size_t size, char *out) {
+  stc_sha256_hex(data, size, out);
+  return 64;
+}
+
+static inline size_t fuzz_xxh64_hex(const uint8_t *data, size_t size, char *out) {
+  uint64_t h = stc_xxh64(data, size, 0);
+  for (int i = 15; i >= 0; i--, h >>= 4)
+    out[i] = "0123456789abcdef"[h & 15];
+  out[16] = 0;
+  return 16;
+}
+
+/* Calls try with data, then with its repaired copy (checksummed by
+ * checksum) when it has a "checksum " label. */
 static void fuzz_try_with_repair(const uint8_t *data, size_t size,
                                  void (*try)(const uint8_t *data,
-                                             size_t size)) {
+                                             size_t size),
+                                 size_t (*checksum)(const uint8_t *data,
+                                                    size_t size, char *out)) {
   try(data, size);
   static const char label[] = "checksum ";
   size_t at = size;
@@ -74,9 +91,9 @@ static void fuzz_try_with_repair(const uint8_t *data, size_t size,
   if (!repaired)
     return;
   memcpy(repaired, data, at + sizeof label - 1);
-  stc_sha256_hex(data, at, (char *)repaired + at + sizeof label - 1);
-  repaired[at + sizeof label - 1 + 64] = '\n';
-  try(repaired, at + sizeof label - 1 + 65);
+  size_t digits = checksum(data, at, (char *)repaired + at + sizeof label - 1);
+  repaired[at + sizeof label - 1 + digits] = '\n';
+  try(repaired, at + sizeof label - 1 + digits + 1);
   free(repaired);
 }
 

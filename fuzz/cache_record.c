@@ -51,6 +51,6 @@ static void try_record(const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!cache)
     setup();
-  fuzz_try_with_repair(data, size, try_record);
+  fuzz_try_with_repair(data, size, try_record, fuzz_sha256_hex);
   return 0;
 }

@@ -53,6 +53,6 @@ static void try_entry(const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!cache)
     setup();
-  fuzz_try_with_repair(data, size, try_entry);
+  fuzz_try_with_repair(data, size, try_entry, fuzz_xxh64_hex);
   return 0;
 }

@@ -2,10 +2,11 @@
  * issue 13): the object code of a module kept on disk beside the tuning
  * cache, so that a second start loads it instead of compiling.
  *
- * Layout: <directory>/objects-v<STC_OBJECT_CACHE_FORMAT>/<sha256 of key>.obj,
- * one entry per file, checked like tuning records (stc/tuner_cache.h):
- * writes go to a temporary file, fsync, rename; each entry carries its full
- * key, its creation time and a SHA-256 checksum over everything before it; a
+ * Layout: <directory>/STC_OBJECT_CACHE_DIRECTORY/<sha256 of key>.obj, one
+ * entry per file, checked like tuning records (stc/tuner_cache.h): writes
+ * go to a temporary file, fsync, rename; each entry carries its full key,
+ * its creation time and an XXH64 checksum over everything before it (format
+ * 2; format 1 had SHA-256, ten times slower on a tuned module's objects); a
  * corrupt, truncated, expired, future-dated, wrong-version, other-key or
  * foreign entry is a miss (removed when it is ours to remove); the directory
  * is 0700, symlinks and entries of another user are refused; capacity is kept
@@ -28,7 +29,10 @@
 extern "C" {
 #endif
 
-#define STC_OBJECT_CACHE_FORMAT 1
+/* The entries' format (a format 1 entry is a miss and is replaced) and
+ * their directory's name (the layout of the directory is unchanged). */
+#define STC_OBJECT_CACHE_FORMAT 2
+#define STC_OBJECT_CACHE_DIRECTORY "objects-v1"
 /* Defaults: entries are large (megabytes), so fewer than tuning records. */
 #define STC_OBJECT_CACHE_CAPACITY 64
 #define STC_OBJECT_CACHE_TTL_SECONDS (7u * 24u * 3600u)

@@ -40,6 +40,81 @@ uint64_t stc_hash64(const void *data, size_t size, uint64_t seed) {
   return hash;
 }
 
+/* ---- XXH64 (xxHash's specification, XXH64 section) ---- */
+
+#define XXH_P1 UINT64_C(0x9E3779B185EBCA87)
+#define XXH_P2 UINT64_C(0xC2B2AE3D27D4EB4F)
+#define XXH_P3 UINT64_C(0x165667B19E3779F9)
+#define XXH_P4 UINT64_C(0x85EBCA77C2B2AE63)
+#define XXH_P5 UINT64_C(0x27D4EB2F165667C5)
+
+static uint64_t xxh_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+/* Little-endian loads, whatever the host. */
+static uint64_t xxh_read64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
+static uint32_t xxh_read32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+
+static uint64_t xxh_round(uint64_t acc, uint64_t input) {
+  return xxh_rotl(acc + input * XXH_P2, 31) * XXH_P1;
+}
+
+static uint64_t xxh_merge(uint64_t acc, uint64_t value) {
+  return (acc ^ xxh_round(0, value)) * XXH_P1 + XXH_P4;
+}
+
+uint64_t stc_xxh64(const void *data, size_t size, uint64_t seed) {
+  const unsigned char *p = data, *end = p + size;
+  uint64_t h;
+  if (size >= 32) {
+    uint64_t v1 = seed + XXH_P1 + XXH_P2, v2 = seed + XXH_P2, v3 = seed,
+             v4 = seed - XXH_P1;
+    for (; end - p >= 32; p += 32) {
+      v1 = xxh_round(v1, xxh_read64(p));
+      v2 = xxh_round(v2, xxh_read64(p + 8));
+      v3 = xxh_round(v3, xxh_read64(p + 16));
+      v4 = xxh_round(v4, xxh_read64(p + 24));
+    }
+    h = xxh_rotl(v1, 1) + xxh_rotl(v2, 7) + xxh_rotl(v3, 12) +
+        xxh_rotl(v4, 18);
+    h = xxh_merge(h, v1);
+    h = xxh_merge(h, v2);
+    h = xxh_merge(h, v3);
+    h = xxh_merge(h, v4);
+  } else {
+    h = seed + XXH_P5;
+  }
+  h += (uint64_t)size;
+  for (; end - p >= 8; p += 8)
+    h = xxh_rotl(h ^ xxh_round(0, xxh_read64(p)), 27) * XXH_P1 + XXH_P4;
+  if (end - p >= 4) {
+    h = xxh_rotl(h ^ (uint64_t)xxh_read32(p) * XXH_P1, 23) * XXH_P2 + XXH_P3;
+    p += 4;
+  }
+  for (; p < end; p++)
+    h = xxh_rotl(h ^ *p * XXH_P5, 11) * XXH_P1;
+  h ^= h >> 33;
+  h *= XXH_P2;
+  h ^= h >> 29;
+  h *= XXH_P3;
+  h ^= h >> 32;
+  return h;
+}
+
 uint64_t stc_hash64_str(const char *text, uint64_t seed) {
   if (!text)
     return seed;

@@ -4,11 +4,11 @@
  * back, listings for stc-cache, files under <directory>/objects-v1/.
  *
  * One file per entry, named <sha256 hex of key>.obj: text lines, then
- * length-prefixed bytes, then a SHA-256 checksum line over everything
- * before it:
+ * length-prefixed bytes, then an XXH64 checksum line (16 hex digits) over
+ * everything before it:
  *
  *   stc-object-cache
- *   version 1
+ *   version 2
  *   created 1700000000
  *   key 123
  *   <123 key bytes>
@@ -16,7 +16,7 @@
  *   <45 bytes>
  *   object 67890
  *   <67890 bytes>
- *   checksum <64 hex digits>
+ *   checksum <16 hex digits>
  *
  * Parsing is strict (one spelling per field, nothing after the checksum).
  * The directory comes from stc_cache_private_dir_open, the primitive of the
@@ -66,6 +66,17 @@ void stc_object_entry_clear(stc_object_entry *entry) {
 
 /* ---- encoding ----------------------------------------------------------- */
 
+/* The checksum of an entry's body: XXH64 as 16 lower-case hex digits
+ * (NUL after them). */
+#define OBJ_CHECKSUM_DIGITS 16
+static void obj_checksum(const char *body, size_t size,
+                         char out[OBJ_CHECKSUM_DIGITS + 1]) {
+  uint64_t h = stc_xxh64(body, size, 0);
+  for (int i = OBJ_CHECKSUM_DIGITS - 1; i >= 0; i--, h >>= 4)
+    out[i] = "0123456789abcdef"[h & 15];
+  out[OBJ_CHECKSUM_DIGITS] = 0;
+}
+
 stc_status stc_object_entry_encode(const stc_object_entry *entry, char **out,
                                    size_t *size) {
   if (!entry || !out || !size || !entry->key ||
@@ -91,7 +102,7 @@ stc_status stc_object_entry_encode(const stc_object_entry *entry, char **out,
   size_t body = (size_t)head_length + key_size + (size_t)meta_length +
                 entry->meta_size + (size_t)object_length +
                 entry->object_size + 1;
-  size_t total = body + sizeof label - 1 + 64 + 1;
+  size_t total = body + sizeof label - 1 + OBJ_CHECKSUM_DIGITS + 1;
   char *buffer = malloc(total + 1);
   if (!buffer)
     return STC_ERR_NOMEM;
@@ -105,8 +116,8 @@ stc_status stc_object_entry_encode(const stc_object_entry *entry, char **out,
   memcpy(at, entry->object, entry->object_size), at += entry->object_size;
   *at++ = '\n';
   memcpy(at, label, sizeof label - 1), at += sizeof label - 1;
-  stc_sha256_hex(buffer, body, at);
-  at += 64;
+  obj_checksum(buffer, body, at);
+  at += OBJ_CHECKSUM_DIGITS;
   *at++ = '\n';
   *out = buffer;
   *size = total;
@@ -242,15 +253,15 @@ static stc_status obj_decode(char *data, size_t size, bool adopt,
     ok = obj_fail(&p, STC_ERR_CORRUPT, "malformed key");
   if (ok) {
     size_t body = p.at;
-    char expected[65];
-    stc_sha256_hex(data, body, expected);
+    char expected[OBJ_CHECKSUM_DIGITS + 1];
+    obj_checksum(data, body, expected);
     ok = obj_expect(&p, "checksum ");
-    if (ok && size - p.at < 65)
+    if (ok && size - p.at < OBJ_CHECKSUM_DIGITS + 1)
       ok = obj_fail(&p, STC_ERR_CORRUPT, "truncated");
-    else if (ok && (memcmp(data + p.at, expected, 64) != 0 ||
-                    data[p.at + 64] != '\n'))
+    else if (ok && (memcmp(data + p.at, expected, OBJ_CHECKSUM_DIGITS) != 0 ||
+                    data[p.at + OBJ_CHECKSUM_DIGITS] != '\n'))
       ok = obj_fail(&p, STC_ERR_CORRUPT, "checksum mismatch");
-    else if (ok && p.at + 65 != size)
+    else if (ok && p.at + OBJ_CHECKSUM_DIGITS + 1 != size)
       ok = obj_fail(&p, STC_ERR_CORRUPT, "trailing bytes after checksum");
   }
   if (adopt && parsed.object) {
@@ -298,9 +309,9 @@ stc_status stc_object_cache_open(const char *directory, size_t capacity,
   stc_object_cache *cache = calloc(1, sizeof *cache);
   if (!cache)
     return STC_ERR_NOMEM;
-  char name[32];
-  snprintf(name, sizeof name, "objects-v%d", STC_OBJECT_CACHE_FORMAT);
-  stc_status status = stc_cache_private_dir_open(directory, name, &cache->path,
+  stc_status status = stc_cache_private_dir_open(directory,
+                                                 STC_OBJECT_CACHE_DIRECTORY,
+                                                 &cache->path,
                                                  &cache->dir_fd, err);
   if (status != STC_OK) {
     free(cache);

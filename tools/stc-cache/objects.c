@@ -36,8 +36,7 @@ static int objects_open(const stc_cache_tool *tool, size_t capacity,
   char *path = malloc(size);
   if (!path)
     return stc__cache_fail("out of memory");
-  snprintf(path, size, "%s/objects-v%d", tool->directory,
-           STC_OBJECT_CACHE_FORMAT);
+  snprintf(path, size, "%s/" STC_OBJECT_CACHE_DIRECTORY, tool->directory);
   struct stat st;
   bool absent = lstat(tool->directory, &st) != 0 || lstat(path, &st) != 0;
   free(path);
