@@ -10,12 +10,15 @@ Figures (stc-run --timing's "compile" line: everything before the entry
 runs, i.e. read, key, cache lookup, parse, pipeline, LLVM, link):
   compile first   first start, empty object cache (parse + pipeline + LLVM)
   compile second  second start: the object comes from the cache
-  whole           median wall time of --runs processes, object cache warm:
-                  default; tuned with a cold tuning cache (every site tunes
-                  in the process); tuned with a warm tuning cache (each disk
+  whole           median wall time of --runs processes, object cache warm,
+                  no tuning reports (as deployed): tuned with a cold tuning
+                  cache (every site tunes in the process); then --runs rounds
+                  of default, tuned with a warm tuning cache (each disk
                   decision is checked once per process, on the site's second
-                  call by default: docs/aot.md "The deferred check"); tuned warm with STC_TUNE_TRUST_VERIFIED=1 (the
-                  trust-verified policy; ignored by a runtime without it)
+                  call by default: docs/aot.md "The deferred check") and
+                  tuned warm with STC_TUNE_TRUST_VERIFIED=1 (the
+                  trust-verified policy), one of each per round in rotating
+                  order; paired: the median of each round's warm/default
 Every output is compared with the default run's (test/e2e/compare-outputs.py):
 a mismatch or a failed run prints WRONG/failed and the exit status is 1;
 timings never fail the script. The machine is shared: the load average is
@@ -58,9 +61,11 @@ class Start:
         self.outcome = m.group(1) if m else "?"
 
 
-def start(args, cache, env_extra=None, timeout=1800):
+def start(args, cache, env_extra=None, timeout=1800, report=True):
     env = {k: v for k, v in os.environ.items() if not k.startswith("STC_")}
-    env.update({"STC_CACHE_DIR": cache, "STC_TUNE_REPORT": "1"})
+    env.update({"STC_CACHE_DIR": cache})
+    if report:
+        env["STC_TUNE_REPORT"] = "1"
     env.update(env_extra or {})
     rc, out, err, wall = sb.timed_process([sb.tool("stc-run"), "--timing"] + args, env, timeout)
     return Start(rc, out, err, wall)
@@ -99,9 +104,9 @@ def main():
              work))
     print("%-12s | %-27s | %-27s | %-37s | %s" % ("", "default: compile (s)", "tuned: compile (s)",
                                                  "whole process (s), object cache warm", ""))
-    print("%-12s | %8s %8s %9s | %8s %8s %9s | %7s %7s %7s %7s %9s  %s"
+    print("%-12s | %8s %8s %9s | %8s %8s %9s | %7s %7s %7s %7s %9s %7s  %s"
           % ("example", "first", "second", "2nd hit", "first", "second", "2nd hit", "default",
-             "cold", "warm", "trust", "warm/def", "check"))
+             "cold", "warm", "trust", "warm/def", "paired", "check"))
     rows, failures, result, seconds = [], 0, [], []
     for model in models:
         base = os.path.splitext(os.path.basename(model))[0]
@@ -142,45 +147,68 @@ def main():
                 notes.append("%s second start: object cache %s" % (name, second.outcome))
             fig[name] = (first.compile_s, second.compile_s, second.outcome == "hit", cache)
 
-        def whole(label, args, cache, fresh_tuning, env_extra=None):
-            walls = []
-            for _ in range(runs):
-                if fresh_tuning:  # keep objects-v1, drop the tuning records (v1)
-                    shutil.rmtree(os.path.join(cache, "v1"), ignore_errors=True)
-                r = start(args, cache, env_extra)
-                check(r, label)
-                walls.append(r.wall)
-            return statistics.median(walls)
-
+        # Whole processes as deployed: no tuning reports (the compile
+        # starts above print them). Cold first (each with its tuning records
+        # dropped, the object cache kept); then rounds of default, warm and
+        # trust, one of each per round in a rotating order, so that load
+        # drifts fall on all three alike, after starts that fill the tuning
+        # cache and write the warm-start index, under either policy.
         default_cache, tuned_cache = fig["default"][3], fig["tuned"][3]
-        w_default = whole("default", configs["default"], default_cache, False)
-        w_cold = whole("cold", configs["tuned"], tuned_cache, True)
-        start(configs["tuned"], tuned_cache)  # fills the tuning cache for warm runs
-        w_warm = whole("warm", configs["tuned"], tuned_cache, False)
-        w_trust = whole("trust", configs["tuned"], tuned_cache, False,
-                        {"STC_TUNE_TRUST_VERIFIED": "1"})
+        cold = []
+        for _ in range(runs):
+            shutil.rmtree(os.path.join(tuned_cache, "v1"), ignore_errors=True)
+            shutil.rmtree(os.path.join(tuned_cache, "warm-v1"), ignore_errors=True)
+            r = start(configs["tuned"], tuned_cache, report=False)
+            check(r, "cold")
+            cold.append(r.wall)
+        trust_env = {"STC_TUNE_TRUST_VERIFIED": "1"}
+        for env_extra in (None, trust_env):  # trust-verified keys records apart
+            start(configs["tuned"], tuned_cache, env_extra)
+            start(configs["tuned"], tuned_cache, env_extra, report=False)
+        rounds = [("default", configs["default"], default_cache, None),
+                  ("warm", configs["tuned"], tuned_cache, None),
+                  ("trust", configs["tuned"], tuned_cache, trust_env)]
+        walls = {label: [] for label, _, _, _ in rounds}
+        paired = []
+        for i in range(runs):
+            this = {}
+            for label, args, cache, env_extra in rounds[i % 3:] + rounds[:i % 3]:
+                r = start(args, cache, env_extra, report=False)
+                check(r, label)
+                walls[label].append(r.wall)
+                this[label] = r.wall
+            paired.append(this["warm"] / this["default"])
+        w_default = statistics.median(walls["default"])
+        w_cold = statistics.median(cold)
+        w_warm = statistics.median(walls["warm"])
+        w_trust = statistics.median(walls["trust"])
         ratio = w_warm / w_default if w_default else None
+        w_paired = statistics.median(paired)
         bad = [n for n in notes if "WRONG" in n or "failed" in n or "second start" in n]
         failures += bool(bad)
         chk = "; ".join(sorted(set(notes))) if notes else "ok"
-        print("%-12s | %8s %8s %9s | %8s %8s %9s | %7.3f %7.3f %7.3f %7.3f %9s  %s"
+        print("%-12s | %8s %8s %9s | %8s %8s %9s | %7.4f %7.4f %7.4f %7.4f %9s %7s  %s"
               % (base, sb.fmt(fig["default"][0]), sb.fmt(fig["default"][1]),
                  "yes" if fig["default"][2] else "NO", sb.fmt(fig["tuned"][0]),
                  sb.fmt(fig["tuned"][1]), "yes" if fig["tuned"][2] else "NO", w_default, w_cold,
-                 w_warm, w_trust, sb.fmt(ratio, "%.2fx"), chk), flush=True)
+                 w_warm, w_trust, sb.fmt(ratio, "%.3fx"), sb.fmt(w_paired, "%.3f"), chk),
+              flush=True)
         rows.append([base, fig["default"][0], fig["default"][1], fig["tuned"][0], fig["tuned"][1],
-                     w_default, w_cold, w_warm, w_trust, ratio, chk])
+                     w_default, w_cold, w_warm, w_trust, ratio, chk, w_paired, runs])
         result.append("%s_compile_first_s=%s" % (base, sb.fmt(fig["tuned"][0])))
         result.append("%s_compile_second_s=%s" % (base, sb.fmt(fig["tuned"][1])))
-        result.append("%s_warm_over_default=%s" % (base, sb.fmt(ratio, "%.2f")))
+        result.append("%s_warm_over_default=%s" % (base, sb.fmt(ratio, "%.3f")))
+        result.append("%s_warm_over_default_paired=%s" % (base, sb.fmt(w_paired, "%.3f")))
         seconds += [s for s in (fig["default"][1], fig["tuned"][1]) if s is not None]
     sb.write_csv(csv, ["example", "default_compile_first_s", "default_compile_second_s",
                        "tuned_compile_first_s", "tuned_compile_second_s", "default_whole_s",
                        "tuned_cold_whole_s", "tuned_warm_whole_s", "tuned_trust_whole_s",
-                       "warm_over_default", "check"], rows)
+                       "warm_over_default", "check", "warm_over_default_paired_median",
+                       "whole_rounds"], rows)
     print("(compile: stc-run --timing, everything before the entry runs; whole: median wall time "
-          "of a process, object cache warm; warm/def < 1 means the tuned process is faster; "
-          "%.0f s in all; CSV %s)" % (time.time() - t_start, csv))
+          "of a process, object cache warm, no tuning reports, default/warm/trust interleaved; "
+          "warm/def < 1 means the tuned process is faster; paired: median of the per-round "
+          "warm/default ratios; %.0f s in all; CSV %s)" % (time.time() - t_start, csv))
     print("RESULT startup " + " ".join(result) + " max_compile_second_s=%s examples=%d load=%s "
           "failures=%d" % (sb.fmt(max(seconds) if seconds else None), len(rows), sb.loadavg(),
                            failures))
