@@ -1335,6 +1335,57 @@ STC_TEST(invalidate_drops_the_decision_and_the_slot) {
   problem_free(&p);
 }
 
+/* A site whose workload key does not fit stc_rt_site_enter's stack buffer
+ * (8 arguments of rank 8): three of rank 24, so the key is built in an
+ * allocation (ASan sees its bounds). Each call runs the variant the site
+ * publishes; two shapes are two workloads; the second call of a shape goes
+ * through the slot. */
+static _Atomic int g_rank24_calls;
+static void rank24_ciface(void *a, void *b, void *c) {
+  (void)a, (void)b;
+  /* c's descriptor: allocated, aligned, offset, then sizes: one float. */
+  float **aligned = (float **)((char *)c + sizeof(void *));
+  **aligned += 1.0f;
+  atomic_fetch_add(&g_rank24_calls, 1);
+}
+static void rank24_entry(void) {}
+
+STC_TEST(high_rank_site_keys_do_not_fit_the_stack_buffer) {
+  enum { RANK = 24, WORDS = 3 + 2 * RANK };
+  static const stc_rt_arg args[3] = {{STC_RT_ARG_INPUT, STC_RT_F32, RANK, 0},
+                                     {STC_RT_ARG_INPUT, STC_RT_F32, RANK, 0},
+                                     {STC_RT_ARG_INOUT, STC_RT_F32, RANK, 0}};
+  static const stc_rt_variant variants[1] = {
+      {"reference", "1", (void *)rank24_entry, (void *)rank24_ciface, 0,
+       STC_RT_ELIGIBLE_ALWAYS, 0, "code-rank24"}};
+  static void *slot;
+  static stc_rt_site site = {STC_RT_DISPATCH_ABI_VERSION, 3, "test/rank24",
+                             "linalg.generic", args, 1, 0, variants, &slot,
+                             NULL};
+  STC_CHECK(fresh_runtime(STC_MODE_DISABLED, NULL));
+  atomic_store(&g_rank24_calls, 0);
+  float value[3] = {0, 0, 0};
+  uint64_t words[3 * WORDS];
+  for (int shape = 1; shape <= 2; shape++) {
+    for (int a = 0; a < 3; a++) {
+      uint64_t *w = &words[a * WORDS];
+      w[0] = w[1] = (uint64_t)(uintptr_t)&value[a];
+      w[2] = 0;
+      for (int d = 0; d < RANK; d++) {
+        w[3 + d] = d == RANK - 1 ? (uint64_t)shape : 1; /* sizes */
+        w[3 + RANK + d] = 1;                            /* strides */
+      }
+    }
+    slot = NULL; /* the second shape is a new workload: through the runtime */
+    stc_rt_site_enter(&site, words, 3 * WORDS);
+  }
+  STC_CHECK_EQ_INT(atomic_load(&g_rank24_calls), 2);
+  STC_CHECK(value[2] == 2.0f);
+  STC_CHECK(slot == (void *)rank24_entry);
+  stc_rt_dispatch_stats st = stats();
+  STC_CHECK_EQ_U64(st.reference_fallbacks, 0);
+}
+
 STC_TEST(bad_calls_run_the_reference_and_warn_once) {
   STC_CHECK(fresh_runtime(STC_MODE_EXPLORE, NULL));
   static stc_rt_site future, short_words;
