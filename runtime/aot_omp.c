@@ -42,15 +42,20 @@
 
 /* The entry points' names and linkage: libomp's own for the AOT stub (the
  * linker binds the object's references to them); static for the JIT, which
- * gets them from stc_rt__lazy_openmp_symbols. */
+ * gets them from stc_rt__lazy_openmp_symbols. STC_RT_OMP_HOST: the fork
+ * call's limit and its remedy, for each. */
 #ifdef STC_RT_OPENMP_FOR_JIT
 #define STC_RT_OMP_ENTRY static
 #define STC_RT_KMPC(name) stc_rt__lazy_kmpc_##name
-#define STC_RT_OMP_HOST "stc-run's lazy libomp (runtime/aot_omp.c)"
+#define STC_RT_OMP_HOST                                                       \
+  "stc-run's lazy libomp entry points (runtime/aot_omp.c) forward at most "   \
+  "%d: run with STC_RUN_LAZY_OPENMP=0"
 #else
 #define STC_RT_OMP_ENTRY
 #define STC_RT_KMPC(name) __kmpc_##name
-#define STC_RT_OMP_HOST "the AOT start-up stub (runtime/aot_boot.c)"
+#define STC_RT_OMP_HOST                                                       \
+  "the AOT start-up stub (runtime/aot_boot.c) forwards at most %d: link "     \
+  "libomp directly"
 #endif
 
 /* __kmpc_fork_call forwards at most this many microtask arguments (libomp
@@ -119,7 +124,7 @@ STC_RT_OMP_ENTRY void STC_RT_KMPC(fork_call)(void *loc, int32_t argc,
   if (argc < 0 || argc > STC_RT_AOT_MAX_FORK_ARGS) {
     fprintf(stderr,
             "stc: error: a parallel region passes %d arguments; "
-            STC_RT_OMP_HOST " forwards at most %d: link libomp directly\n",
+            STC_RT_OMP_HOST "\n",
             (int)argc, STC_RT_AOT_MAX_FORK_ARGS);
     abort();
   }
