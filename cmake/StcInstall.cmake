@@ -3,6 +3,7 @@
 # targets defined elsewhere and changes nothing about how they build.
 #
 #   <p>/bin/                stc-prof, stc-cache (+ stc-opt, stc-run with the compiler)
+#   <p>/lib/stc/            stc-run-compiler.so (stc-run compiles with it)
 #   <p>/lib/                libstc_rt.so, libstc_rt.a (+ libstc_core.a, which
 #                           the static runtime needs), libstc_rt_aot.a,
 #                           libstc_runner_utils.a
@@ -37,6 +38,11 @@ if(STC_BUILD_COMPILER)
   list(APPEND _stc_tools stc-opt stc-run)
 endif()
 install(TARGETS ${_stc_tools} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
+if(STC_BUILD_COMPILER)
+  # stc-run's compiler module, where stc-run looks for it (tools/stc-run).
+  install(TARGETS stc-run-compiler LIBRARY DESTINATION "${STC_RUN_COMPILER_DIR}"
+    COMPONENT tools)
+endif()
 
 # ---- libraries ----
 install(TARGETS stc_rt

@@ -28,3 +28,12 @@ function(stc_link_mlir target)
   set_target_properties(${target} PROPERTIES BUILD_RPATH "${STC_LLVM_LIB_DIR}"
     INSTALL_RPATH "${STC_LLVM_LIB_DIR}")
 endfunction()
+
+# stc_link_llvm(target): libLLVM alone (LLVM's C API: ORC, target machines),
+# for what must start without MLIR (stc-run's driver).
+function(stc_link_llvm target)
+  target_include_directories(${target} SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+  target_link_libraries(${target} PRIVATE "${STC_LLVM_LIB_DIR}/libLLVM.so" m)
+  set_target_properties(${target} PROPERTIES BUILD_RPATH "${STC_LLVM_LIB_DIR}"
+    INSTALL_RPATH "${STC_LLVM_LIB_DIR}")
+endfunction()

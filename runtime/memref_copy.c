@@ -10,15 +10,12 @@
  * libstc_rt now defines it, and `-Wl,--as-needed` drops the runner
  * utilities from executables that do not print with them. Where both are
  * loaded, either definition does the same copy. */
+#include "stc/runner_utils.h"
+
 #include <stdint.h>
 #include <string.h>
 
-/* MLIR's UnrankedMemRefType: the rank and a pointer to a ranked descriptor
- * {allocated, aligned, offset, sizes[rank], strides[rank]}. */
-typedef struct unranked_memref {
-  int64_t rank;
-  void *descriptor;
-} unranked_memref;
+typedef stc_unranked_memref unranked_memref;
 
 typedef struct ranked_view {
   char *data; /* aligned + offset * element size */
@@ -42,9 +39,6 @@ static int contiguous(const ranked_view *v, int64_t rank) {
   }
   return 1;
 }
-
-void memrefCopy(int64_t elem_size, unranked_memref *src_arg,
-                unranked_memref *dst_arg);
 
 void memrefCopy(int64_t elem_size, unranked_memref *src_arg,
                 unranked_memref *dst_arg) {

@@ -27,17 +27,15 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, gettimeofday under -std=c11 */
 #endif
 #include <inttypes.h>
+#include "stc/runner_utils.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
 
-/* MLIR's UnrankedMemRefType. */
-typedef struct unranked_memref {
-  int64_t rank;
-  void *descriptor;
-} unranked_memref;
+typedef stc_unranked_memref unranked_memref;
 
 /* How one element type prints: its size and a printer for one element. */
 typedef struct element_type {
@@ -187,6 +185,19 @@ static void print_unranked_shape(const unranked_memref *m) {
   putchar('\n');
 }
 
+/* The element types of printMemrefX, printMemrefShapeX and
+ * printMemref<N>dX, as X-macro lists: X(name, element_type). */
+#define STC_MEMREF_TYPES(X)                                                    \
+  X(I8, i8) X(I16, i16) X(I32, i32) X(I64, i64) X(Ind, index_type) X(F16, f16) \
+  X(BF16, bf16) X(F32, f32) X(F64, f64) X(C32, c32) X(C64, c64)
+#define STC_MEMREF_SHAPE_TYPES(X)                                              \
+  X(I8) X(I32) X(I64) X(Ind) X(F32) X(F64) X(C32) X(C64)
+/* X(rank, name, element_type) */
+#define STC_MEMREF_RANKED_TYPES(X)                                             \
+  X(0, F32, f32) X(1, F32, f32) X(2, F32, f32) X(3, F32, f32) X(4, F32, f32)  \
+  X(1, I8, i8) X(1, I32, i32) X(1, I64, i64) X(1, Ind, index_type)            \
+  X(1, F64, f64) X(1, C32, c32) X(1, C64, c64)
+
 /* printMemrefX(rank, descriptor) and _mlir_ciface_printMemrefX(memref) for
  * element type X. */
 #define STC_PRINT_MEMREF(X, type)                                              \
@@ -217,39 +228,9 @@ static const element_type i8 = {1, print_i8}, i16 = {2, print_i16},
                           f64 = {8, print_f64}, c32 = {8, print_c32},
                           c64 = {16, print_c64};
 
-STC_PRINT_MEMREF(I8, i8)
-STC_PRINT_MEMREF(I16, i16)
-STC_PRINT_MEMREF(I32, i32)
-STC_PRINT_MEMREF(I64, i64)
-STC_PRINT_MEMREF(Ind, index_type)
-STC_PRINT_MEMREF(F16, f16)
-STC_PRINT_MEMREF(BF16, bf16)
-STC_PRINT_MEMREF(F32, f32)
-STC_PRINT_MEMREF(F64, f64)
-STC_PRINT_MEMREF(C32, c32)
-STC_PRINT_MEMREF(C64, c64)
-
-STC_PRINT_MEMREF_SHAPE(I8)
-STC_PRINT_MEMREF_SHAPE(I32)
-STC_PRINT_MEMREF_SHAPE(I64)
-STC_PRINT_MEMREF_SHAPE(Ind)
-STC_PRINT_MEMREF_SHAPE(F32)
-STC_PRINT_MEMREF_SHAPE(F64)
-STC_PRINT_MEMREF_SHAPE(C32)
-STC_PRINT_MEMREF_SHAPE(C64)
-
-STC_PRINT_MEMREF_RANKED(0, F32, f32)
-STC_PRINT_MEMREF_RANKED(1, F32, f32)
-STC_PRINT_MEMREF_RANKED(2, F32, f32)
-STC_PRINT_MEMREF_RANKED(3, F32, f32)
-STC_PRINT_MEMREF_RANKED(4, F32, f32)
-STC_PRINT_MEMREF_RANKED(1, I8, i8)
-STC_PRINT_MEMREF_RANKED(1, I32, i32)
-STC_PRINT_MEMREF_RANKED(1, I64, i64)
-STC_PRINT_MEMREF_RANKED(1, Ind, index_type)
-STC_PRINT_MEMREF_RANKED(1, F64, f64)
-STC_PRINT_MEMREF_RANKED(1, C32, c32)
-STC_PRINT_MEMREF_RANKED(1, C64, c64)
+STC_MEMREF_TYPES(STC_PRINT_MEMREF)
+STC_MEMREF_SHAPE_TYPES(STC_PRINT_MEMREF_SHAPE)
+STC_MEMREF_RANKED_TYPES(STC_PRINT_MEMREF_RANKED)
 
 /* ---- scalars: what vector.print lowers to ---- */
 
@@ -301,4 +282,27 @@ int64_t _mlir_ciface_nanoTime(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/* ---- by name, for a JIT host ---- */
+
+#define STC_SYMBOL(name) {#name, (void *)name},
+#define STC_MEMREF_SYMBOLS(X, type)                                            \
+  STC_SYMBOL(printMemref##X) STC_SYMBOL(_mlir_ciface_printMemref##X)
+#define STC_MEMREF_SHAPE_SYMBOL(X) STC_SYMBOL(_mlir_ciface_printMemrefShape##X)
+#define STC_MEMREF_RANKED_SYMBOL(N, X, type)                                   \
+  STC_SYMBOL(_mlir_ciface_printMemref##N##d##X)
+
+const stc_rt_symbol *stc_runner_utils_symbols(size_t *count) {
+  static const stc_rt_symbol symbols[] = {
+      STC_MEMREF_TYPES(STC_MEMREF_SYMBOLS)
+      STC_MEMREF_SHAPE_TYPES(STC_MEMREF_SHAPE_SYMBOL)
+      STC_MEMREF_RANKED_TYPES(STC_MEMREF_RANKED_SYMBOL)
+      STC_SYMBOL(printI64) STC_SYMBOL(printU64) STC_SYMBOL(printF32)
+      STC_SYMBOL(printF64) STC_SYMBOL(printF16) STC_SYMBOL(printBF16)
+      STC_SYMBOL(printString) STC_SYMBOL(printOpen) STC_SYMBOL(printClose)
+      STC_SYMBOL(printComma) STC_SYMBOL(printNewline) STC_SYMBOL(printFlops)
+      STC_SYMBOL(rtclock) STC_SYMBOL(_mlir_ciface_nanoTime)};
+  *count = sizeof symbols / sizeof *symbols;
+  return symbols;
 }

@@ -51,6 +51,17 @@ stc-opt --version > "$work/stc-opt-version.txt"   # not piped: head would cut it
 head -n 1 "$work/stc-opt-version.txt"
 stc-run --version
 
+# stc-run compiles with its compiler module, from the prefix (a miss), and
+# runs the stored object without it (a hit).
+echo "== stc-run"
+for start in first second; do
+  LD_DEBUG=files STC_TUNE=off stc-run --timing --tune-hot-paths "$here/Inputs/matmul.mlir" \
+    2> "$work/stc-run-$start.err" | grep -o 'sizes = \[[0-9, ]*\]'
+  grep -o 'object cache: .*' "$work/stc-run-$start.err"
+  grep -o 'file=[^ ]*stc-run-compiler\.so .*dynamically loaded' "$work/stc-run-$start.err" |
+    sed "s|$prefix/|PREFIX/|; s| .*||" || echo "no compiler"
+done
+
 echo "== cmake"
 mkdir "$work/cmake-project"
 cp "$here/Inputs/project/CMakeLists.txt" "$here/Inputs/project/host.c" "$here/Inputs/matmul.mlir" \

@@ -7,18 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The text file's numbering is MLIR's. */
+_Static_assert((int)MlirDiagnosticError == STC_SEVERITY_ERROR &&
+                   (int)MlirDiagnosticWarning == STC_SEVERITY_WARNING &&
+                   (int)MlirDiagnosticNote == STC_SEVERITY_NOTE &&
+                   (int)MlirDiagnosticRemark == STC_SEVERITY_REMARK,
+               "stc_diagnostic_text.h's severities are MLIR's");
+
 const char *stc_diagnostic_severity_name(MlirDiagnosticSeverity severity) {
-  switch (severity) {
-  case MlirDiagnosticError:
-    return "error";
-  case MlirDiagnosticWarning:
-    return "warning";
-  case MlirDiagnosticNote:
-    return "note";
-  case MlirDiagnosticRemark:
-    return "remark";
-  }
-  return "diagnostic";
+  return stc_diagnostic_severity_text((int)severity);
 }
 
 bool stc_diagnostic_file_location(MlirLocation loc, MlirStringRef *file,
@@ -135,13 +132,4 @@ void stc_diagnostic_free(stc_diagnostic *record) {
   free(record->message);
   record->file = NULL;
   record->message = NULL;
-}
-
-void stc_diagnostic_print_line(FILE *out, const char *file, unsigned line,
-                               unsigned column, const char *severity,
-                               const char *message, const char *unlocated) {
-  if (file)
-    fprintf(out, "%s:%u:%u: %s: %s\n", file, line, column, severity, message);
-  else
-    fprintf(out, "%s%s: %s\n", unlocated, severity, message);
 }

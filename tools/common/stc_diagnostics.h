@@ -8,6 +8,8 @@
 #ifndef STC_DIAGNOSTICS_H
 #define STC_DIAGNOSTICS_H
 
+#include "stc_diagnostic_text.h"
+
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/IR.h>
 #include <stdbool.h>
@@ -43,12 +45,5 @@ bool stc_diagnostic_record_all(MlirDiagnostic diag, stc_diagnostic_sink sink,
 
 /* Frees the record's strings (accepts NULL and empty records). */
 void stc_diagnostic_free(stc_diagnostic *record);
-
-/* Writes "file:line:col: severity: message\n", or, when file is NULL,
- * `unlocated` (the tool's prefix, e.g. "<unknown>:0: ") in place of
- * "file:line:col: ". */
-void stc_diagnostic_print_line(FILE *out, const char *file, unsigned line,
-                               unsigned column, const char *severity,
-                               const char *message, const char *unlocated);
 
 #endif /* STC_DIAGNOSTICS_H */

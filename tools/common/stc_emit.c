@@ -4,6 +4,7 @@
  * position independent so the object links into executables and shared
  * libraries alike. */
 #include "stc_emit.h"
+#include "stc_host.h"
 
 #include "stc/rt_dispatch.h"
 
@@ -52,62 +53,6 @@ static stc_status write_bytes(const char *path, const char *data, size_t size,
     return STC_ERR_IO;
   }
   return STC_OK;
-}
-
-static void initialize_native(void) {
-  LLVMInitializeNativeTarget();
-  LLVMInitializeNativeAsmPrinter();
-}
-
-/* The host as LLVM sees it, asked once per process: LLVM's CPU name and
- * feature detection runs dozens of CPUID instructions, each a trap to the
- * hypervisor in a VM (~7 us), 0.2-0.3 ms a time; it was asked for the
- * object cache's key, by LLJIT's detectHost and again for every partition
- * and lazy unit compiled. Never freed (process lifetime). */
-static struct {
-  char *triple, *cpu, *features;
-} g_host;
-
-static void detect_host(void) {
-  initialize_native();
-  g_host.triple = LLVMGetDefaultTargetTriple();
-  g_host.cpu = LLVMGetHostCPUName();
-  g_host.features = LLVMGetHostCPUFeatures();
-}
-
-static void host(const char **triple, const char **cpu,
-                 const char **features) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, detect_host);
-  *triple = g_host.triple ? g_host.triple : "";
-  *cpu = g_host.cpu ? g_host.cpu : "";
-  *features = g_host.features ? g_host.features : "";
-}
-
-/* Thread-safe: lazy units are compiled on whichever thread calls them. */
-static LLVMTargetMachineRef create_host_machine(LLVMCodeGenOptLevel level,
-                                                stc_error *err) {
-  const char *triple, *cpu, *features;
-  host(&triple, &cpu, &features);
-  LLVMTargetRef target;
-  char *message = NULL;
-  LLVMTargetMachineRef machine = NULL;
-  if (LLVMGetTargetFromTriple(triple, &target, &message)) {
-    stc_error_set(err, NULL, 0, 0, "no LLVM target for %s: %s", triple,
-                  message ? message : "");
-  } else {
-    machine = LLVMCreateTargetMachine(target, triple, cpu, features,
-                                      level, LLVMRelocPIC, LLVMCodeModelDefault);
-    if (!machine)
-      stc_error_set(err, NULL, 0, 0, "cannot create a target machine for %s",
-                    triple);
-  }
-  LLVMDisposeMessage(message);
-  return machine;
-}
-
-LLVMTargetMachineRef stc_emit_host_machine(stc_error *err) {
-  return create_host_machine(LLVMCodeGenLevelDefault, err);
 }
 
 static stc_status optimize(LLVMModuleRef module, LLVMTargetMachineRef machine,
@@ -266,7 +211,7 @@ stc_status stc_emit_module(MlirOperation module, stc_emit_kind kind,
     return STC_ERR_INVALID;
   }
   LLVMTargetMachineRef machine =
-      create_host_machine(LLVMCodeGenLevelAggressive, err);
+      stc_host_machine(LLVMCodeGenLevelAggressive, err);
   if (!machine)
     return STC_ERR_INVALID;
   LLVMContextRef context = LLVMContextCreate();
@@ -1175,7 +1120,7 @@ static stc_status emit_partitions(LLVMModuleRef module, LLVMContextRef context,
                           .bitcode_size = LLVMGetBufferSize(bitcode),
                           .opt_level = opt_level, .status = STC_OK};
     stc_error_clear(&workers[k].err);
-    workers[k].machine = create_host_machine(level, err);
+    workers[k].machine = stc_host_machine(level, err);
     if (!workers[k].machine)
       status = STC_ERR_INVALID;
   }
@@ -1275,7 +1220,7 @@ stc_status stc_emit_lazy_compile(const stc_emit_lazy *lazy, size_t unit,
               .bitcode_size = LLVMGetBufferSize(lazy->bitcode),
               .opt_level = lazy->opt_level, .status = STC_OK};
   stc_error_clear(&w.err);
-  w.machine = create_host_machine(lazy->level, err);
+  w.machine = stc_host_machine(lazy->level, err);
   if (!w.machine)
     return STC_ERR_INVALID;
   work(&w);
@@ -1353,7 +1298,7 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
     *lazy = NULL;
   LLVMCodeGenOptLevel level =
       levels[opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level];
-  LLVMTargetMachineRef machine = create_host_machine(level, err);
+  LLVMTargetMachineRef machine = stc_host_machine(level, err);
   if (!machine)
     return STC_ERR_INVALID;
   struct timespec t0, t1, t2, cpu_start;
@@ -1443,19 +1388,3 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
   return status;
 }
 
-stc_status stc_emit_host_identity(char **text, stc_error *err) {
-  const char *triple, *cpu, *features;
-  host(&triple, &cpu, &features);
-  unsigned major = 0, minor = 0, patch = 0;
-  LLVMGetVersion(&major, &minor, &patch);
-  size_t length = strlen(triple) + strlen(cpu) + strlen(features) + 96;
-  *text = malloc(length);
-  if (*text)
-    snprintf(*text, length, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\n",
-             major, minor, patch, triple, cpu, features);
-  if (!*text) {
-    stc_error_set(err, NULL, 0, 0, "out of memory");
-    return STC_ERR_NOMEM;
-  }
-  return STC_OK;
-}

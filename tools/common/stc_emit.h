@@ -6,6 +6,8 @@
 #define STC_EMIT_H
 
 #include "stc/status.h"
+#include "stc_emit_objects.h"
+#include "stc_host.h"
 
 #include <llvm-c/TargetMachine.h>
 
@@ -27,51 +29,10 @@ stc_status stc_emit_kind_parse(const char *text, stc_emit_kind *out);
 stc_status stc_emit_module(MlirOperation module, stc_emit_kind kind,
                            int opt_level, const char *path, stc_error *err);
 
-/* The names under which stc_emit_objects_in_memory's objects export their
- * global constructors and destructors (called in ascending priority): the
- * loader calls them, since ORC without a platform runtime does not. */
-#define STC_EMIT_CTORS_SYMBOL "__stc_emit_global_ctors"
-#define STC_EMIT_DTORS_SYMBOL "__stc_emit_global_dtors"
-
-/* The most partitions (threads, objects) one module is compiled into. */
-#define STC_EMIT_MAX_PARTITIONS 8
-
-typedef struct stc_emit_timing {
-  double translate_optimize_s; /* MLIR -> LLVM IR, split, then default<O{n}>
-                                  (the slowest partition's, when split) */
-  double codegen_s;            /* the rest: instruction selection to object
-                                  bytes, waiting for the other partitions */
-  int partitions;              /* objects emitted */
-  /* CPU time (not wall): of the calling thread (translation, the split,
-   * or everything when not split), and of the partitions' threads (the
-   * busiest one, all together). serial + busiest is the compile's critical
-   * path on idle cores. */
-  double serial_cpu_s, partition_cpu_max_s, partition_cpu_sum_s;
-} stc_emit_timing;
-
-/* The objects of one module: linked side by side (one JITDylib) they are the
- * program; each malloc'd. */
-typedef struct stc_emit_objects {
-  size_t count;
-  char *data[STC_EMIT_MAX_PARTITIONS];
-  size_t size[STC_EMIT_MAX_PARTITIONS];
-} stc_emit_objects;
-
+/* Frees the objects stc_emit_objects_in_memory made. */
 void stc_emit_objects_free(stc_emit_objects *objects);
 
-/* Lazy variant units. A tuned module's dispatch tables (stc/rt_dispatch.h)
- * name, per site, a reference and other variants. With lazy units, each
- * non-reference variant (its unpacked entry and _mlir_ciface_ wrapper, with
- * every local function only they reference) is left out of the eager
- * objects and compiled on demand by stc_emit_lazy_compile, into an object
- * that defines the unit's entries under STC_EMIT_LAZY_PREFIX + name; the
- * eager objects refer to the entries by their own names, which the loader
- * defines (as lazy stubs that call through to the prefixed ones). */
-#define STC_EMIT_LAZY_PREFIX "__stc_lazy."
-
-typedef struct stc_emit_lazy stc_emit_lazy;
-
-/* Number of units (0 for NULL). */
+/* Lazy units (stc_emit_objects.h). Number of units (0 for NULL). */
 size_t stc_emit_lazy_units(const stc_emit_lazy *lazy);
 
 /* The entries of unit (< stc_emit_lazy_units) as the eager objects name
@@ -89,7 +50,8 @@ void stc_emit_lazy_free(stc_emit_lazy *lazy);
 /* Translates `module` (LLVM dialect only), optimizes it at opt_level (0-3,
  * the code generator at the same level, like MLIR's ExecutionEngine) and
  * emits PIC host-CPU ELF objects into *out, with @llvm.global_ctors/dtors
- * turned into the two functions above (defined in exactly one object).
+ * turned into STC_EMIT_CTORS_SYMBOL and STC_EMIT_DTORS_SYMBOL
+ * (stc_emit_objects.h; defined in exactly one object).
  * threads > 1 splits the module into at most that many partitions of whole
  * functions (fewer when it has fewer functions; one when it has aliases,
  * ifuncs or comdats), each optimized and emitted on its own thread; 1 is
@@ -103,16 +65,5 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
                                       int threads, stc_emit_lazy **lazy,
                                       stc_emit_timing *timing,
                                       stc_emit_objects *out, stc_error *err);
-
-/* What the emitted code depends on besides the module: LLVM version, target
- * triple, host CPU name and features, as lines of text (malloc'd), for a
- * compiled-code cache key. */
-stc_status stc_emit_host_identity(char **text, stc_error *err);
-
-/* A target machine for this host (the triple, CPU and features of
- * stc_emit_host_identity, detected once per process), the caller's; NULL
- * with err set. stc-run builds its JIT on it, so that LLJIT does not
- * detect the host again (0.2-0.3 ms of CPUID traps in a VM). */
-LLVMTargetMachineRef stc_emit_host_machine(stc_error *err);
 
 #endif /* STC_EMIT_H */

@@ -217,10 +217,6 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
   return s;
 }
 
-bool stc_tune_default_lowering_valid(const char *value) {
-  return value && (strcmp(value, "fast") == 0 || strcmp(value, "loops") == 0);
-}
-
 typedef struct foreign_walk {
   MlirOperation op;
   bool found;

@@ -5,16 +5,11 @@
 #define STC_TUNE_PIPELINE_H
 
 #include "stc/status.h"
+#include "tune_pipeline_facts.h"
 
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
 #include <stdbool.h>
-
-/* The pipeline's revision: bumped whenever the code it emits for the same
- * input and options changes (2: stc-hoist-accumulators). stc-run's object
- * cache keys by it, so that a warm start never runs code an older pipeline
- * made for the same stc version. */
-#define STC_TUNE_PIPELINE_REVISION 2
 
 /* What a user can set on the pipeline; every field may be NULL. */
 typedef struct stc_tune_pipeline_options {
@@ -62,9 +57,6 @@ stc_status stc_tune_pipeline_add(MlirOpPassManager pm,
 /* Checks that only llvm.* / omp.* ops (and the builtin.module) remain.
  * Otherwise STC_ERR_INVALID, err names the first offending op, and *blame
  * (may be NULL) is set to it, for its location. */
-/* True for the values --default-lowering accepts ("fast", "loops"). */
-bool stc_tune_default_lowering_valid(const char *value);
-
 stc_status stc_tune_check_lowered(MlirOperation module, MlirOperation *blame,
                                   stc_error *err);
 

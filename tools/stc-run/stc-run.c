@@ -8,6 +8,11 @@
  * kept in the object cache (stc/object_cache.h, beside the tuning cache),
  * keyed by a hash of the input and of everything else that changes the code;
  * a hit skips parsing, the --tune-hot-paths pipeline and code generation.
+ * This file is the driver, which links LLVM but not MLIR: everything that
+ * needs MLIR is the compiler module (compiler.h), loaded on a miss only, so
+ * that a hit does not pay libMLIR's 8 ms of dynamic linking; for the same
+ * reason MLIR's runner utilities (which load libMLIR) give way to stc's own
+ * (stc/runner_utils.h) and are loaded only for a symbol only they define.
  * Lazy variants: when nothing is stored, the non-reference variants of the
  * dispatch sites are left out of that object and compiled when first
  * needed: before their site explores, or on their first call
@@ -19,31 +24,27 @@
  * Exit codes: 0 ok, 1 failure (unknown entry, bad signature, JIT or library
  * failure, --tune-hot-paths unavailable), 2 bad option, 3 unreadable,
  * unparsable or not-yet-lowered input. */
+#include "compiler.h"
+#include "openmp_jit.h"
+#include "run_common.h"
 #include "stc/hash.h"
 #include "stc/input_bounds.h"
 #include "stc/object_cache.h"
 #include "stc/object_remote.h"
 #include "stc/rt.h"
+#include "stc/runner_utils.h"
 #include "stc/status.h"
 #include "stc/tuner_cache.h"
-#include "openmp_jit.h"
-#include "stc_diagnostics.h"
-#include "stc_emit.h"
-#include "tune_pipeline.h"
+#include "stc_diagnostic_text.h"
+#include "stc_emit_objects.h"
+#include "stc_host.h"
+#include "tune_pipeline_facts.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
-
-#include <mlir-c/BuiltinAttributes.h>
-#include <mlir-c/BuiltinTypes.h>
-#include <mlir-c/Diagnostics.h>
-#include <mlir-c/Dialect/LLVM.h>
-#include <mlir-c/IR.h>
-#include <mlir-c/Pass.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -57,22 +58,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum {
-  EXIT_OK = 0,
-  EXIT_FAILURE_RUN = 1,
-  EXIT_USAGE = 2,
-  EXIT_INPUT = 3,
-};
-
-typedef enum result_kind {
-  RESULT_VOID,
-  RESULT_I32,
-  RESULT_I64,
-  RESULT_F32,
-} result_kind;
-
-static const char *const result_names[] = {"void", "i32", "i64", "f32"};
-
 typedef struct run_options {
   const char *input;      /* "-" = stdin */
   const char *entry;      /* without '@' */
@@ -80,7 +65,7 @@ typedef struct run_options {
   int opt_level;          /* 0-3 */
   char **shared_libs;     /* owned array of owned strings */
   size_t num_shared_libs;
-  bool default_libs;      /* also load MLIR's runner utils */
+  bool default_libs;      /* MLIR's runner utils (preload_libraries) */
   bool tune_hot_paths;
   const char *hot_path_profile; /* NULL = static cost estimate */
   const char *variant_library;  /* NULL = built-in schedules only */
@@ -114,8 +99,10 @@ static const char usage_text[] =
     "  --entry-point-result=<t>     void (default), i32, i64 or f32; a\n"
     "                               non-void result is printed like mlir-runner\n"
     "  --shared-libs=<a.so,b.so>    libraries to load (repeatable)\n"
-    "  --no-default-shared-libs     do not load libmlir_runner_utils.so and\n"
-    "                               libmlir_c_runner_utils.so\n"
+    "  --no-default-shared-libs     do not provide MLIR's runner utilities\n"
+    "                               (printMemref*, memrefCopy, ...: stc's\n"
+    "                               own, then libmlir_runner_utils.so and\n"
+    "                               libmlir_c_runner_utils.so for the rest)\n"
     "  -O0 -O1 -O2 -O3              LLVM optimization level (default -O2)\n"
     "  --tune-hot-paths             lower linalg (or TOSA) with tunable sites\n"
     "  --hot-path-profile=<file>    profile for --tune-hot-paths\n"
@@ -148,18 +135,11 @@ static const char usage_text[] =
     "A module with parallel variants loads libomp when the first of them\n"
     "runs, not before the entry (STC_RUN_LAZY_OPENMP=0: before).\n"
     "\n"
+    "A start whose object cache holds the module does not load MLIR: the\n"
+    "compiler (stc-run-compiler.so, beside stc's libraries, or\n"
+    "$STC_RUN_COMPILER) is loaded only to compile.\n"
+    "\n"
     "Exit status: 0 ok, 1 run failure, 2 bad option, 3 bad input.\n";
-
-static void error(const char *format, ...)
-    __attribute__((format(printf, 1, 2)));
-static void error(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  fputs("stc-run: error: ", stderr);
-  vfprintf(stderr, format, args);
-  fputc('\n', stderr);
-  va_end(args);
-}
 
 /* ---- options ---- */
 
@@ -225,7 +205,7 @@ static int options_parse(int argc, char **argv, run_options *options) {
     errno = 0;
     long threads = strtol(threads_env, &end, 10);
     if (errno || *end || threads < 1 || threads > STC_EMIT_MAX_PARTITIONS) {
-      error("invalid STC_RUN_COMPILE_THREADS '%s' (expected 1 to %d)",
+      stc_run_error("invalid STC_RUN_COMPILE_THREADS '%s' (expected 1 to %d)",
             threads_env, STC_EMIT_MAX_PARTITIONS);
       return EXIT_USAGE;
     }
@@ -248,17 +228,17 @@ static int options_parse(int argc, char **argv, run_options *options) {
       if (value[0] == '@')
         value++;
       if (!*value) {
-        error("option '-e' needs a function name");
+        stc_run_error("option '-e' needs a function name");
         return EXIT_USAGE;
       }
       options->entry = value;
     } else if ((value = option_value("--entry-point-result", argc, argv, &i,
                                      &missing))) {
       size_t k = 0;
-      while (k < 4 && strcmp(value, result_names[k]) != 0)
+      while (k < 4 && strcmp(value, stc_run_result_names[k]) != 0)
         k++;
       if (k == 4) {
-        error("unsupported --entry-point-result '%s' (expected void, i32, "
+        stc_run_error("unsupported --entry-point-result '%s' (expected void, i32, "
               "i64 or f32)",
               value);
         return EXIT_USAGE;
@@ -267,7 +247,7 @@ static int options_parse(int argc, char **argv, run_options *options) {
     } else if ((value = option_value("--shared-libs", argc, argv, &i,
                                       &missing))) {
       if (!add_shared_libs(options, value)) {
-        error("out of memory");
+        stc_run_error("out of memory");
         return EXIT_FAILURE_RUN;
       }
     } else if ((value = option_value("--hot-path-profile", argc, argv, &i,
@@ -282,14 +262,14 @@ static int options_parse(int argc, char **argv, run_options *options) {
     } else if ((value = option_value("--default-lowering", argc, argv, &i,
                                      &missing))) {
       if (!stc_tune_default_lowering_valid(value)) {
-        error("invalid value '%s' for option '--default-lowering' (expected "
+        stc_run_error("invalid value '%s' for option '--default-lowering' (expected "
               "fast or loops)",
               value);
         return EXIT_USAGE;
       }
       options->default_lowering = value;
     } else if (missing) {
-      error("option '%s' needs a value", arg);
+      stc_run_error("option '%s' needs a value", arg);
       return EXIT_USAGE;
     } else if (strcmp(arg, "--no-default-shared-libs") == 0) {
       options->default_libs = false;
@@ -305,23 +285,23 @@ static int options_parse(int argc, char **argv, run_options *options) {
                arg[2] >= '0' && arg[2] <= '3') {
       options->opt_level = arg[2] - '0';
     } else if (arg[0] == '-' && arg[1] != 0) {
-      error("unknown option '%s' (see stc-run --help)", arg);
+      stc_run_error("unknown option '%s' (see stc-run --help)", arg);
       return EXIT_USAGE;
     } else if (options->input) {
-      error("more than one input file ('%s' and '%s')", options->input, arg);
+      stc_run_error("more than one input file ('%s' and '%s')", options->input, arg);
       return EXIT_USAGE;
     } else {
       options->input = arg;
     }
     if (missing) {
-      error("option '%s' needs a value", arg);
+      stc_run_error("option '%s' needs a value", arg);
       return EXIT_USAGE;
     }
   }
   if ((options->hot_path_profile || options->variant_library ||
        options->schedule_options || options->default_lowering) &&
       !options->tune_hot_paths) {
-    error("%s needs --tune-hot-paths",
+    stc_run_error("%s needs --tune-hot-paths",
           options->hot_path_profile   ? "--hot-path-profile"
           : options->variant_library  ? "--variant-library"
           : options->default_lowering ? "--default-lowering"
@@ -347,11 +327,11 @@ static char *read_input(const char *path, size_t *length) {
       STC_OK)
     return text;
   if (errno) {
-    error("cannot read '%s': %s", path, strerror(errno));
+    stc_run_error("cannot read '%s': %s", path, strerror(errno));
   } else {
     char message[sizeof err.file + sizeof err.message + 64];
     stc_error_format(&err, message, sizeof message);
-    error("%s", message);
+    stc_run_error("%s", message);
   }
   return NULL;
 }
@@ -364,7 +344,7 @@ static bool nesting_ok(const char *text, size_t length, const char *name) {
   stc_error err;
   stc_error_clear(&err);
   if (stc_read_limit(spec, &limit, &err) != STC_OK) {
-    error("%s", err.message);
+    stc_run_error("%s", err.message);
     return false;
   }
   unsigned line, column;
@@ -377,335 +357,75 @@ static bool nesting_ok(const char *text, size_t length, const char *name) {
   return false;
 }
 
-static bool string_ref_equals(MlirStringRef ref, const char *text) {
-  return ref.length == strlen(text) && memcmp(ref.data, text, ref.length) == 0;
+/* ---- the compiler module (compiler.h) ---- */
+
+#ifndef STC_RUN_COMPILER_RELATIVE
+#define STC_RUN_COMPILER_RELATIVE "../lib/stc/stc-run-compiler.so"
+#endif
+
+/* Loaded on the first compile; NULL before (a hit never loads it). */
+static const stc_run_compiler *g_compiler;
+
+/* Where the module is: $STC_RUN_COMPILER, else STC_RUN_COMPILER_RELATIVE
+ * from the directory of stc-run's executable (the build and the install
+ * trees lay them out alike). malloc'd; NULL without memory. */
+static char *compiler_path(void) {
+  const char *setting = getenv("STC_RUN_COMPILER");
+  if (setting && *setting)
+    return strdup(setting);
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0 || (size_t)n >= sizeof exe - 1)
+    return strdup(STC_RUN_COMPILER_RELATIVE); /* relative to the cwd */
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  slash[1] = 0;
+  size_t size = strlen(exe) + sizeof STC_RUN_COMPILER_RELATIVE;
+  char *path = malloc(size);
+  if (path)
+    snprintf(path, size, "%s%s", exe, STC_RUN_COMPILER_RELATIVE);
+  return path;
 }
 
-/* ---- diagnostics ---- */
-
-/* Input name printed for locations of the parsed text: the parser, given a
- * buffer, names it "-"; that is replaced by the file name (or "<stdin>"). */
-static const char *g_input_name = "<stdin>";
-
-/* Prints "file:line:col: severity: message" the way stc-run names files,
- * with "stc-run: " in place of the location when there is none. */
-static void print_line(const char *file, unsigned line, unsigned column,
-                       const char *severity, const char *message) {
-  if (file && (!*file || strcmp(file, "-") == 0))
-    file = g_input_name;
-  stc_diagnostic_print_line(stderr, file, line, column, severity, message,
-                            "stc-run: ");
-}
-
-/* ---- byte buffers (the object cache's metadata) ---- */
-
-typedef struct byte_buffer {
-  char *data;
-  size_t size, capacity;
-  bool failed; /* out of memory: the buffer is incomplete */
-} byte_buffer;
-
-static void buffer_append(byte_buffer *buffer, const void *bytes,
-                          size_t size) {
-  if (buffer->failed)
-    return;
-  if (buffer->size + size + 1 > buffer->capacity) {
-    size_t grown = buffer->capacity ? buffer->capacity * 2 : 4096;
-    while (grown < buffer->size + size + 1)
-      grown *= 2;
-    char *data = realloc(buffer->data, grown);
-    if (!data) {
-      buffer->failed = true;
-      return;
-    }
-    buffer->data = data;
-    buffer->capacity = grown;
+/* Loads the compiler module (with it libMLIR); false after saying why. */
+static bool load_compiler(void) {
+  if (g_compiler)
+    return true;
+  char *path = compiler_path();
+  if (!path) {
+    stc_run_error("out of memory");
+    return false;
   }
-  if (size) /* bytes may be NULL then (an empty buffer's data) */
-    memcpy(buffer->data + buffer->size, bytes, size);
-  buffer->size += size;
-  buffer->data[buffer->size] = 0;
-}
-
-static void buffer_printf(byte_buffer *buffer, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-static void buffer_printf(byte_buffer *buffer, const char *format, ...) {
-  char text[256];
-  va_list args;
-  va_start(args, format);
-  int length = vsnprintf(text, sizeof text, format, args);
-  va_end(args);
-  if (length < 0 || (size_t)length >= sizeof text)
-    buffer->failed = true;
-  else
-    buffer_append(buffer, text, (size_t)length);
-}
-
-/* A length-prefixed string: "<length>:<bytes>", or "-" for NULL. */
-static void buffer_string(byte_buffer *buffer, const char *text,
-                          size_t length) {
-  if (!text) {
-    buffer_append(buffer, "-", 1);
-    return;
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  stc_run_compiler_fn get =
+      handle ? (stc_run_compiler_fn)dlsym(handle, STC_RUN_COMPILER_SYMBOL)
+             : NULL;
+  const stc_run_compiler *compiler = get ? get() : NULL;
+  if (!compiler) {
+    const char *reason = dlerror();
+    stc_run_error("cannot load stc-run's compiler '%s': %s (it compiles what "
+                  "the object cache does not hold; set STC_RUN_COMPILER to "
+                  "its path, or reinstall stc)",
+                  path, reason ? reason : "no stc-run compiler table");
+  } else if (compiler->abi != STC_RUN_COMPILER_ABI ||
+             strcmp(compiler->version, stc_version()) != 0) {
+    stc_run_error("stc-run's compiler '%s' belongs to another build (stc %s, "
+                  "interface %u; this stc-run is %s, interface %u): install "
+                  "them together",
+                  path, compiler->version, compiler->abi, stc_version(),
+                  (unsigned)STC_RUN_COMPILER_ABI);
+    compiler = NULL;
   }
-  buffer_printf(buffer, "%zu:", length);
-  buffer_append(buffer, text, length);
+  if (!compiler && handle)
+    dlclose(handle);
+  free(path);
+  g_compiler = compiler;
+  return compiler != NULL;
 }
 
-/* The diagnostics of a compile, replayed on a cache hit so that a warm start
- * says what a cold one said ("diag" lines of the metadata). */
-static byte_buffer g_diagnostics;
-static bool g_top_is_remark; /* the current top-level diagnostic's kind */
-
-static void print_record(stc_diagnostic record, void *user) {
-  (void)user;
-  if (!record.is_note)
-    g_top_is_remark = record.severity == MlirDiagnosticRemark;
-  buffer_printf(&g_diagnostics, "diag %d %d %u %u ", g_top_is_remark ? 1 : 0,
-                (int)record.severity, record.line, record.column);
-  buffer_string(&g_diagnostics, record.file,
-                record.file ? strlen(record.file) : 0);
-  buffer_append(&g_diagnostics, " ", 1);
-  buffer_string(&g_diagnostics, record.message, strlen(record.message));
-  buffer_append(&g_diagnostics, "\n", 1);
-  if (!g_top_is_remark || g_show_remarks)
-    print_line(record.file, record.line, record.column,
-               stc_diagnostic_severity_name(record.severity), record.message);
-  stc_diagnostic_free(&record);
-}
-
-static MlirLogicalResult on_diagnostic(MlirDiagnostic diagnostic, void *user) {
-  (void)user;
-  if (!stc_diagnostic_record_all(diagnostic, print_record, NULL))
-    fputs("stc-run: error: out of memory: a diagnostic was lost\n", stderr);
-  return mlirLogicalResultSuccess();
-}
-
-/* An error of stc-run's own at loc. */
-static void print_error_at(MlirLocation loc, const char *message) {
-  MlirStringRef file = {0};
-  unsigned line = 0, column = 0;
-  char *name = NULL;
-  if (stc_diagnostic_file_location(loc, &file, &line, &column))
-    name = strndup(file.data, file.length);
-  print_line(name, line, column, "error", message);
-  free(name);
-}
-
-/* ---- checks on the module ---- */
-
-/* Dialects whose ops translate to LLVM IR (or are structural). */
-static bool translatable_dialect(MlirStringRef op_name) {
-  static const char *const dialects[] = {
-      "builtin", "llvm", "nvvm", "rocdl", "omp", "gpu", "amx", "arm_neon",
-      "arm_sve", "arm_sme", "x86vector", "vcix", "dlti", "ptr", "xevm"};
-  const char *dot = memchr(op_name.data, '.', op_name.length);
-  size_t length = dot ? (size_t)(dot - op_name.data) : op_name.length;
-  for (size_t i = 0; i < sizeof dialects / sizeof *dialects; i++)
-    if (strlen(dialects[i]) == length &&
-        memcmp(dialects[i], op_name.data, length) == 0)
-      return true;
-  return false;
-}
-
-typedef struct first_foreign_op {
-  MlirOperation op;
-  bool found;
-} first_foreign_op;
-
-static MlirWalkResult find_foreign_op(MlirOperation op, void *user) {
-  first_foreign_op *state = user;
-  if (translatable_dialect(mlirIdentifierStr(mlirOperationGetName(op))))
-    return MlirWalkResultAdvance;
-  state->op = op;
-  state->found = true;
-  return MlirWalkResultInterrupt;
-}
-
-/* Exit code of the check that the module is lowered, or -1 when it is. */
-static int check_lowered(MlirModule module) {
-  first_foreign_op state = {.found = false};
-  mlirOperationWalk(mlirModuleGetOperation(module), find_foreign_op, &state,
-                    MlirWalkPreOrder);
-  if (!state.found)
-    return -1;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(state.op));
-  char message[1024];
-  snprintf(message, sizeof message,
-           "'%.*s' is not lowered to the LLVM dialect; stc-run runs "
-           "LLVM-dialect modules (lower with stc-opt or mlir-opt first, "
-           "or use --tune-hot-paths)",
-           (int)name.length, name.data);
-  print_error_at(mlirOperationGetLocation(state.op), message);
-  return EXIT_INPUT;
-}
-
-typedef struct text_buffer {
-  char data[256];
-  size_t length;
-} text_buffer;
-
-static void append_to_buffer(MlirStringRef piece, void *user) {
-  text_buffer *buffer = user;
-  size_t room = sizeof buffer->data - 1 - buffer->length;
-  size_t n = piece.length < room ? piece.length : room;
-  memcpy(buffer->data + buffer->length, piece.data, n);
-  buffer->length += n;
-  buffer->data[buffer->length] = 0;
-}
-
-static bool type_matches(MlirType type, result_kind kind, MlirContext ctx) {
-  switch (kind) {
-  case RESULT_VOID:
-    return mlirTypeEqual(type, mlirLLVMVoidTypeGet(ctx));
-  case RESULT_I32:
-    return mlirTypeIsAInteger(type) && mlirIntegerTypeGetWidth(type) == 32;
-  case RESULT_I64:
-    return mlirTypeIsAInteger(type) && mlirIntegerTypeGetWidth(type) == 64;
-  case RESULT_F32:
-    return mlirTypeIsAF32(type);
-  }
-  return false;
-}
-
-/* What check_entry needs to know about the entry symbol: read from the
- * module on a compile, from the object cache's metadata on a hit, so that
- * both say the same. */
-typedef struct entry_facts {
-  bool found;
-  bool is_llvm_func;
-  bool has_body;
-  bool has_type;
-  intptr_t num_inputs;
-  unsigned matches; /* bit k: the result type matches result_kind k */
-  char result_text[256];
-} entry_facts;
-
-static void facts_of(MlirOperation op, MlirContext ctx, entry_facts *facts) {
-  memset(facts, 0, sizeof *facts);
-  facts->found = true;
-  facts->is_llvm_func =
-      string_ref_equals(mlirIdentifierStr(mlirOperationGetName(op)), "llvm.func");
-  if (!facts->is_llvm_func)
-    return;
-  facts->has_body =
-      !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
-  MlirAttribute type_attr = mlirOperationGetAttributeByName(
-      op, mlirStringRefCreateFromCString("function_type"));
-  facts->has_type =
-      !mlirAttributeIsNull(type_attr) && mlirAttributeIsAType(type_attr);
-  if (!facts->has_type)
-    return;
-  MlirType type = mlirTypeAttrGetValue(type_attr);
-  facts->num_inputs = mlirLLVMFunctionTypeGetNumInputs(type);
-  MlirType result = mlirLLVMFunctionTypeGetReturnType(type);
-  for (unsigned k = 0; k < 4; k++)
-    if (type_matches(result, (result_kind)k, ctx))
-      facts->matches |= 1u << k;
-  text_buffer printed = {.length = 0};
-  mlirTypePrint(result, append_to_buffer, &printed);
-  memcpy(facts->result_text, printed.data, printed.length + 1);
-}
-
-/* Exit code of the entry-point checks, or -1 when the entry can be called
- * with no arguments and returns what --entry-point-result says. */
-static int check_entry_facts(const entry_facts *facts,
-                             const run_options *options) {
-  if (!facts->found) {
-    error("entry point '@%s' not found in '%s'", options->entry,
-          g_input_name);
-    return EXIT_FAILURE_RUN;
-  }
-  if (!facts->is_llvm_func) {
-    error("entry point '@%s' is not an llvm.func", options->entry);
-    return EXIT_FAILURE_RUN;
-  }
-  if (!facts->has_body) {
-    error("entry point '@%s' is only declared, it has no body", options->entry);
-    return EXIT_FAILURE_RUN;
-  }
-  if (!facts->has_type) {
-    error("entry point '@%s' has no function type", options->entry);
-    return EXIT_FAILURE_RUN;
-  }
-  if (facts->num_inputs != 0) {
-    error("entry point '@%s' takes %" PRIdPTR
-          " argument(s); stc-run calls it without arguments",
-          options->entry, facts->num_inputs);
-    return EXIT_FAILURE_RUN;
-  }
-  if (!(facts->matches & (1u << options->result))) {
-    error("entry point '@%s' returns '%s' but --entry-point-result=%s",
-          options->entry, facts->result_text, result_names[options->result]);
-    return EXIT_FAILURE_RUN;
-  }
-  return -1;
-}
-
-static int check_entry(MlirModule module, const run_options *options) {
-  MlirOperation module_op = mlirModuleGetOperation(module);
-  MlirSymbolTable symbols = mlirSymbolTableCreate(module_op);
-  MlirOperation entry = mlirSymbolTableLookup(
-      symbols, mlirStringRefCreateFromCString(options->entry));
-  mlirSymbolTableDestroy(symbols);
-  entry_facts facts = {.found = false};
-  if (!mlirOperationIsNull(entry))
-    facts_of(entry, mlirModuleGetContext(module), &facts);
-  return check_entry_facts(&facts, options);
-}
-
-/* Appends a "sym" line for every top-level symbol of module: what
- * check_entry_facts needs on a cache hit, whatever -e names then. */
-static void describe_symbols(MlirModule module, byte_buffer *meta) {
-  MlirContext ctx = mlirModuleGetContext(module);
-  MlirStringRef sym_name = mlirStringRefCreateFromCString("sym_name");
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute name = mlirOperationGetAttributeByName(op, sym_name);
-    if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
-      continue;
-    MlirStringRef text = mlirStringAttrGetValue(name);
-    entry_facts facts;
-    facts_of(op, ctx, &facts);
-    buffer_append(meta, "sym ", 4);
-    buffer_string(meta, text.data, text.length);
-    buffer_printf(meta, " %d %d %d %" PRIdPTR " %u ", facts.is_llvm_func,
-                  facts.has_body, facts.has_type, facts.num_inputs,
-                  facts.matches);
-    buffer_string(meta, facts.result_text, strlen(facts.result_text));
-    buffer_append(meta, "\n", 1);
-  }
-}
-
-/* ---- --tune-hot-paths ------------------------------------------------
- * The pipeline of tools/common/tune_pipeline.c (the same as stc-opt
- * --tune-hot-paths), run on `module` in place: linalg on tensors in, LLVM
- * dialect with runtime site dispatch out. The pass diagnostics go to the
- * context's handler (file:line:col on stderr). */
-static stc_status tune_hot_paths(MlirModule module,
-                                 const run_options *options, stc_error *err) {
-  MlirContext ctx = mlirModuleGetContext(module);
-  mlirRegisterAllPasses();
-  MlirPassManager pm = mlirPassManagerCreateOnOperation(
-      ctx, mlirStringRefCreateFromCString("builtin.module"));
-  stc_status status = stc_tune_pipeline_add(
-      mlirPassManagerGetAsOpPassManager(pm),
-      &(stc_tune_pipeline_options){
-          .hot_path_profile = options->hot_path_profile,
-          .schedule_options = options->schedule_options,
-          .variant_library = options->variant_library,
-          .default_lowering = options->default_lowering,
-      },
-      err);
-  if (status == STC_OK &&
-      mlirLogicalResultIsFailure(
-          mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
-    stc_error_set(err, NULL, 0, 0,
-                  "the --tune-hot-paths pipeline failed on '%s'", g_input_name);
-    status = STC_ERR_INVALID;
-  }
-  mlirPassManagerDestroy(pm);
-  return status;
+/* Lazy units exist only after a compile, so only with the module. */
+static size_t lazy_units(const stc_emit_lazy *lazy) {
+  return lazy ? g_compiler->lazy_units(lazy) : 0;
 }
 
 /* ---- loading: libraries, then the object through ORC LLJIT ---- */
@@ -718,6 +438,13 @@ static const char *const default_libs[] = {
     STC_MLIR_RUNNER_LIB_DIR "/libmlir_runner_utils.so",
     STC_MLIR_RUNNER_LIB_DIR "/libmlir_c_runner_utils.so",
 };
+/* With the default libraries, the JIT defines stc's own runner utilities
+ * (stc/runner_utils.h: the printers, the clocks, memrefCopy) and loads
+ * upstream's only when the module needs a symbol nothing else defines
+ * (load_default_libs_on_lookup): both load libMLIR.so, 8 ms of relocations,
+ * which a model that prints with printMemrefF32 does not need. Set by
+ * preload_libraries. */
+static bool g_default_libs_on_lookup;
 /* For a module with OpenMP ops (the parallel schedules), whose translation
  * calls __kmpc_* entry points: not loaded before the module runs (1-1.5 ms
  * of a start, and libomp's destructor at exit) but by the first of them
@@ -727,22 +454,6 @@ static const char *const openmp_lib = STC_MLIR_RUNNER_LIB_DIR "/libomp.so";
 /* Set by preload_libraries: the JIT defines the lazy entry points
  * (load_objects). */
 static bool g_openmp_on_first_call;
-
-static MlirWalkResult find_omp(MlirOperation op, void *user) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length > 4 && memcmp(name.data, "omp.", 4) == 0) {
-    *(bool *)user = true;
-    return MlirWalkResultInterrupt;
-  }
-  return MlirWalkResultAdvance;
-}
-
-static bool uses_openmp(MlirModule module) {
-  bool found = false;
-  mlirOperationWalk(mlirModuleGetOperation(module), find_omp, &found,
-                    MlirWalkPreOrder);
-  return found;
-}
 
 /* Loads each library once up front (RTLD_GLOBAL: the JIT resolves the
  * object's undefined symbols in the process), so that a missing or broken
@@ -754,12 +465,12 @@ static bool preload_library(const char *path) {
   void *handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {
     const char *reason = dlerror();
-    error("cannot load shared library '%s': %s", path,
+    stc_run_error("cannot load shared library '%s': %s", path,
           reason ? reason : "unknown error");
     return false;
   }
   if (dlsym(handle, "__mlir_execution_engine_init")) {
-    error("shared library '%s' registers its symbols through "
+    stc_run_error("shared library '%s' registers its symbols through "
           "__mlir_execution_engine_init, which stc-run does not support",
           path);
     return false;
@@ -771,11 +482,17 @@ static bool preload_library(const char *path) {
 }
 
 static bool preload_libraries(const run_options *options, bool openmp) {
-  size_t num_defaults =
-      options->default_libs ? sizeof default_libs / sizeof *default_libs : 0;
-  for (size_t i = 0; i < num_defaults; i++)
-    if (!preload_library(default_libs[i]))
-      return false;
+  /* The default libraries on the first symbol only they define; one that
+   * is not there is an error now, as when they were loaded here. */
+  if (options->default_libs) {
+    for (size_t i = 0; i < sizeof default_libs / sizeof *default_libs; i++)
+      if (access(default_libs[i], R_OK) != 0) {
+        stc_run_error("cannot load shared library '%s': %s", default_libs[i],
+                      strerror(errno));
+        return false;
+      }
+    g_default_libs_on_lookup = true;
+  }
   /* libomp on first use; one that is not there is an error now, as when
    * it was loaded here (dlopen says why), not on the first parallel call.
    * Without the default libraries the user's provide the entry points;
@@ -821,7 +538,7 @@ typedef struct loaded_code {
 /* Prints an ORC error after "stc-run: error: <what>: " and consumes it. */
 static void orc_error(LLVMErrorRef err, const char *what) {
   char *message = LLVMGetErrorMessage(err);
-  error("%s for '%s': %s", what, g_input_name, message);
+  stc_run_error("%s for '%s': %s", what, stc_run_input_name, message);
   LLVMDisposeErrorMessage(message);
 }
 
@@ -875,6 +592,38 @@ static LLVMErrorRef load_openmp_on_lookup(
   return LLVMErrorSuccess;
 }
 
+/* A symbol that libstc_rt, stc's runner utilities and the process do not
+ * define (a sparse-tensor or sort helper of upstream's runner utilities, a
+ * printer stc does not have): the default libraries are loaded now,
+ * globally, for the process lookup after this generator. */
+static pthread_mutex_t g_default_libs_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool g_default_libs_loaded; /* under g_default_libs_lock */
+
+static LLVMErrorRef load_default_libs_on_lookup(
+    LLVMOrcDefinitionGeneratorRef generator, void *context,
+    LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
+    LLVMOrcJITDylibRef dylib, LLVMOrcJITDylibLookupFlags flags,
+    LLVMOrcCLookupSet symbols, size_t count) {
+  (void)generator, (void)context, (void)state, (void)kind, (void)dylib,
+      (void)flags;
+  for (size_t i = 0; i < count; i++) {
+    if (dlsym(RTLD_DEFAULT, LLVMOrcSymbolStringPoolEntryStr(symbols[i].Name)))
+      continue;
+    pthread_mutex_lock(&g_default_libs_lock);
+    size_t n = sizeof default_libs / sizeof *default_libs;
+    for (size_t k = 0; !g_default_libs_loaded && k < n; k++)
+      if (!preload_library(default_libs[k]))
+        break;
+      else if (k + 1 == n)
+        g_default_libs_loaded = true;
+    bool loaded = g_default_libs_loaded;
+    pthread_mutex_unlock(&g_default_libs_lock);
+    return loaded ? LLVMErrorSuccess
+                  : LLVMCreateStringError("cannot load MLIR's runner utilities");
+  }
+  return LLVMErrorSuccess;
+}
+
 /* The alignment an object's bytes need to be parsed where they are. */
 #define OBJECTS_ALIGN 16
 
@@ -886,12 +635,14 @@ static bool load_objects(const object_list *objects,
   memset(code, 0, sizeof *code);
   code->lazy = lazy;
   code->compile_threads = compile_threads;
-  /* On the host machine stc_emit detected for the key (once per process):
-   * LLJIT's own detection would run the CPUID instructions again. */
+  /* On the host machine detected for the key (stc_host.h, once per
+   * process): LLJIT's own detection would run the CPUID instructions
+   * again. */
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
   stc_error machine_err;
   stc_error_clear(&machine_err);
-  LLVMTargetMachineRef machine = stc_emit_host_machine(&machine_err);
+  LLVMTargetMachineRef machine =
+      stc_host_machine(LLVMCodeGenLevelDefault, &machine_err);
   if (machine)
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
         builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(machine));
@@ -902,31 +653,44 @@ static bool load_objects(const object_list *objects,
     return false;
   }
   LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(code->jit);
-  size_t num_rt = 0, num_omp = 0;
-  const stc_rt_symbol *rt = stc_rt_symbols(&num_rt);
-  const stc_rt_symbol *omp =
-      g_openmp_on_first_call ? stc_rt__lazy_openmp_symbols(&num_omp) : NULL;
-  size_t num_symbols = num_rt + num_omp;
-  LLVMOrcCSymbolMapPair *pairs = calloc(num_symbols ? num_symbols : 1,
-                                        sizeof *pairs);
+  /* libstc_rt's; the lazy OpenMP entry points; stc's runner utilities. */
+  static const stc_rt_symbol memref_copy[] = {{"memrefCopy",
+                                               (void *)memrefCopy}};
+  const stc_rt_symbol *tables[4] = {NULL};
+  size_t sizes[4] = {0};
+  tables[0] = stc_rt_symbols(&sizes[0]);
+  if (g_openmp_on_first_call)
+    tables[1] = stc_rt__lazy_openmp_symbols(&sizes[1]);
+  if (g_default_libs_on_lookup) {
+    tables[2] = stc_runner_utils_symbols(&sizes[2]);
+    tables[3] = memref_copy;
+    sizes[3] = 1;
+  }
+  size_t num_symbols = sizes[0] + sizes[1] + sizes[2] + sizes[3];
+  LLVMOrcCSymbolMapPair *pairs = calloc(num_symbols, sizeof *pairs);
   if (!pairs) {
-    error("out of memory");
+    stc_run_error("out of memory");
     return false;
   }
-  for (size_t i = 0; i < num_symbols; i++) {
-    const stc_rt_symbol *symbol = i < num_rt ? &rt[i] : &omp[i - num_rt];
-    pairs[i] = (LLVMOrcCSymbolMapPair){
-        LLVMOrcLLJITMangleAndIntern(code->jit, symbol->name),
-        {(LLVMOrcExecutorAddress)(uintptr_t)symbol->address,
-         {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable,
-          0}}};
-  }
+  size_t at = 0;
+  for (size_t t = 0; t < 4; t++)
+    for (size_t i = 0; i < sizes[t]; i++)
+      pairs[at++] = (LLVMOrcCSymbolMapPair){
+          LLVMOrcLLJITMangleAndIntern(code->jit, tables[t][i].name),
+          {(LLVMOrcExecutorAddress)(uintptr_t)tables[t][i].address,
+           {LLVMJITSymbolGenericFlagsExported |
+                LLVMJITSymbolGenericFlagsCallable,
+            0}}};
   err = LLVMOrcJITDylibDefine(dylib, LLVMOrcAbsoluteSymbols(pairs, num_symbols));
   free(pairs);
   if (!err && g_openmp_on_first_call)
     LLVMOrcJITDylibAddGenerator(
         dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
                    load_openmp_on_lookup, NULL, NULL));
+  if (!err && g_default_libs_on_lookup)
+    LLVMOrcJITDylibAddGenerator(
+        dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
+                   load_default_libs_on_lookup, NULL, NULL));
   LLVMOrcDefinitionGeneratorRef generator = NULL;
   if (!err)
     err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
@@ -951,7 +715,7 @@ static bool load_objects(const object_list *objects,
     orc_error(err, "cannot create the execution engine");
     return false;
   }
-  return !stc_emit_lazy_units(lazy) || add_lazy_units(code, dylib);
+  return !lazy_units(lazy) || add_lazy_units(code, dylib);
 }
 
 /* ---- lazy variant units ----
@@ -979,11 +743,9 @@ static void lazy_call_failed(void) {
 static void report_session_error(void *user, LLVMErrorRef err) {
   (void)user;
   char *message = LLVMGetErrorMessage(err);
-  error("JIT session for '%s': %s", g_input_name, message);
+  stc_run_error("JIT session for '%s': %s", stc_run_input_name, message);
   LLVMDisposeErrorMessage(message);
 }
-
-static double seconds_since(const struct timespec *start);
 
 static void materialize_unit(void *user,
                              LLVMOrcMaterializationResponsibilityRef mr) {
@@ -992,15 +754,15 @@ static void materialize_unit(void *user,
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   const char *const *roots = NULL;
-  stc_emit_lazy_roots(code->lazy, unit->index, &roots);
+  g_compiler->lazy_roots(code->lazy, unit->index, &roots);
   char *data = NULL;
   size_t size = 0;
   stc_error err;
   stc_error_clear(&err);
-  if (stc_emit_lazy_compile(code->lazy, unit->index, &data, &size, &err) !=
+  if (g_compiler->lazy_compile(code->lazy, unit->index, &data, &size, &err) !=
       STC_OK) {
-    error("cannot compile variant '%s' of '%s' on its first call: %s",
-          roots[0], g_input_name, err.message);
+    stc_run_error("cannot compile variant '%s' of '%s' on its first call: %s",
+          roots[0], stc_run_input_name, err.message);
     LLVMOrcMaterializationResponsibilityFailMaterialization(mr);
     LLVMOrcDisposeMaterializationResponsibility(mr);
     return;
@@ -1012,7 +774,7 @@ static void materialize_unit(void *user,
   free(data);
   atomic_fetch_add(&code->units_compiled, 1);
   atomic_fetch_add(&code->compile_ns,
-                   (uint_fast64_t)(seconds_since(&t) * 1e9));
+                   (uint_fast64_t)(stc_run_seconds_since(&t) * 1e9));
   LLVMOrcObjectLayerEmit(LLVMOrcLLJITGetObjLinkingLayer(code->jit), mr,
                          buffer);
 }
@@ -1040,7 +802,7 @@ static void *prepare_worker(void *arg) {
   prepare_job *job = arg;
   for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->count;) {
     const char *const *roots = NULL;
-    stc_emit_lazy_roots(job->code->lazy, job->units[i]->index, &roots);
+    g_compiler->lazy_roots(job->code->lazy, job->units[i]->index, &roots);
     size_t size = sizeof STC_EMIT_LAZY_PREFIX + strlen(roots[0]);
     char *name = malloc(size);
     if (!name)
@@ -1059,7 +821,7 @@ static void *prepare_worker(void *arg) {
  * must not include their compile. */
 static void prepare_site(const stc_rt_site *site, void *user) {
   loaded_code *code = user;
-  size_t count = stc_emit_lazy_units(code->lazy);
+  size_t count = lazy_units(code->lazy);
   lazy_unit **units = calloc(site->num_variants ? site->num_variants : 1,
                              sizeof *units);
   if (!units)
@@ -1101,16 +863,16 @@ static void prepare_site(const stc_rt_site *site, void *user) {
   free(units);
   atomic_fetch_add(&code->units_prepared, job.count);
   atomic_fetch_add(&code->prepare_ns,
-                   (uint_fast64_t)(seconds_since(&t) * 1e9));
+                   (uint_fast64_t)(stc_run_seconds_since(&t) * 1e9));
 }
 
 /* The stub addresses of the units' entries (the linked eager objects'
  * dispatch tables hold them), for prepare_site; then the hook. */
 static void lazy_units_ready(loaded_code *code) {
-  size_t count = stc_emit_lazy_units(code->lazy);
+  size_t count = lazy_units(code->lazy);
   for (size_t u = 0; u < count; u++) {
     const char *const *roots = NULL;
-    size_t n = stc_emit_lazy_roots(code->lazy, u, &roots);
+    size_t n = g_compiler->lazy_roots(code->lazy, u, &roots);
     for (size_t k = 0; k < n && k < 2; k++) {
       LLVMOrcExecutorAddress address = 0;
       LLVMErrorRef err = LLVMOrcLLJITLookup(code->jit, &address, roots[k]);
@@ -1153,17 +915,17 @@ static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib) {
     return false;
   }
   code->ism = LLVMOrcCreateLocalIndirectStubsManager(triple);
-  size_t count = stc_emit_lazy_units(code->lazy), num_roots = 0;
+  size_t count = lazy_units(code->lazy), num_roots = 0;
   for (size_t u = 0; u < count; u++) {
     const char *const *roots;
-    num_roots += stc_emit_lazy_roots(code->lazy, u, &roots);
+    num_roots += g_compiler->lazy_roots(code->lazy, u, &roots);
   }
   code->units = calloc(count, sizeof *code->units);
   LLVMOrcCSymbolAliasMapPairs aliases =
       calloc(num_roots ? num_roots : 1, sizeof *aliases);
   if (!code->ism || !code->units || !aliases) {
     free(aliases);
-    error("out of memory");
+    stc_run_error("out of memory");
     return false;
   }
   LLVMJITSymbolFlags flags = {
@@ -1172,10 +934,10 @@ static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib) {
   for (size_t u = 0; !err && u < count; u++) {
     code->units[u] = (lazy_unit){.code = code, .index = u};
     const char *const *roots;
-    size_t n = stc_emit_lazy_roots(code->lazy, u, &roots);
+    size_t n = g_compiler->lazy_roots(code->lazy, u, &roots);
     LLVMOrcCSymbolFlagsMapPairs symbols = calloc(n, sizeof *symbols);
     if (!symbols) {
-      error("out of memory");
+      stc_run_error("out of memory");
       free(aliases); /* the names interned so far stay in the pool */
       return false;
     }
@@ -1184,7 +946,7 @@ static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib) {
       if (!impl) {
         free(symbols);
         free(aliases);
-        error("out of memory");
+        stc_run_error("out of memory");
         return false;
       }
       LLVMOrcRetainSymbolStringPoolEntry(impl); /* one for each use */
@@ -1263,7 +1025,7 @@ static int resolve_entry(loaded_code *code, const run_options *options) {
   code->entry = orc_lookup(code, options->entry);
   code->ctors = code->entry ? orc_lookup(code, STC_EMIT_CTORS_SYMBOL) : 0;
   if (!code->entry || !code->ctors) {
-    error("entry point '@%s' could not be compiled or resolved by the JIT "
+    stc_run_error("entry point '@%s' could not be compiled or resolved by the JIT "
           "(an undefined symbol: missing --shared-libs?)",
           options->entry);
     return EXIT_FAILURE_RUN;
@@ -1313,13 +1075,6 @@ static void export_profile(void) {
 
 /* ---- the object cache ---- */
 
-static double seconds_since(const struct timespec *start) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)(now.tv_sec - start->tv_sec) +
-         (double)(now.tv_nsec - start->tv_nsec) * 1e-9;
-}
-
 /* Appends "<label> sha256:<hex>\n" of a file's bytes, or false when it
  * cannot be read (the pipeline then reports it; nothing is cached). */
 static bool key_file(byte_buffer *key, const char *label, const char *path) {
@@ -1351,7 +1106,7 @@ static bool object_key(const run_options *options, const char *text,
   stc_error err;
   stc_error_clear(&err);
   char *host = NULL;
-  if (stc_emit_host_identity(&host, &err) != STC_OK)
+  if (stc_host_identity(&host, &err) != STC_OK)
     return false;
   char hex[65];
   stc_sha256_hex(text, length, hex);
@@ -1479,9 +1234,8 @@ static bool meta_read(const char *data, size_t size, const char *entry,
         char *file_copy = file ? strndup(file, file_length) : NULL;
         char *message_copy = strndup(message, message_length);
         if (message_copy)
-          print_line(file_copy, line, column,
-                     stc_diagnostic_severity_name(
-                         (MlirDiagnosticSeverity)severity),
+          stc_run_print_line(file_copy, line, column,
+                     stc_diagnostic_severity_text(severity),
                      message_copy);
         free(file_copy);
         free(message_copy);
@@ -1783,99 +1537,28 @@ static void cache_store(object_cache_use *use, const byte_buffer *meta,
 /* ---- the whole flow ---- */
 
 typedef struct phase_times {
-  double read, key, lookup, parse, pipeline, libs, translate, codegen, store,
-      load;
+  double read, key, lookup, compiler, parse, pipeline, libs, translate,
+      codegen, store, load;
   int partitions; /* objects compiled (0: none, a hit) */
   size_t lazy_units; /* variant units left to their first call */
   stc_emit_timing emit; /* the compile's CPU times */
 } phase_times;
 
-/* Parses, runs the pipeline, checks, compiles: the cold path. On success
- * (-1) *object holds the object, *openmp says whether libomp is needed and
- * meta the facts a later hit needs. */
-static int compile(const run_options *options, const char *text,
-                   size_t length, phase_times *times,
-                   stc_emit_objects *objects, stc_emit_lazy **lazy,
-                   bool *openmp, byte_buffer *meta) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
-  mlirDialectRegistryDestroy(registry);
-  mlirRegisterAllLLVMTranslations(ctx);
-  mlirContextAttachDiagnosticHandler(ctx, on_diagnostic, NULL, NULL);
-
-  int code = -1;
-  MlirModule module = mlirModuleCreateParse(
-      ctx, (MlirStringRef){.data = text, .length = length});
-  if (mlirModuleIsNull(module))
-    code = EXIT_INPUT; /* the diagnostic handler printed file:line:col */
-  times->parse = seconds_since(&t);
-
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  if (code < 0 && options->tune_hot_paths) {
-    stc_error err;
-    stc_error_clear(&err);
-    if (tune_hot_paths(module, options, &err) != STC_OK) {
-      error("%s", err.message);
-      code = EXIT_FAILURE_RUN;
-    }
-  }
-  times->pipeline = seconds_since(&t);
-  if (code < 0)
-    code = check_lowered(module);
-  if (code < 0)
-    code = check_entry(module, options);
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  if (code < 0) {
-    *openmp = uses_openmp(module);
-    if (!preload_libraries(options, *openmp))
-      code = EXIT_FAILURE_RUN;
-  }
-  times->libs = seconds_since(&t);
-  if (code < 0) {
-    stc_error err;
-    stc_error_clear(&err);
-    stc_emit_timing emit_times = {0};
-    if (stc_emit_objects_in_memory(mlirModuleGetOperation(module),
-                                   options->opt_level,
-                                   options->compile_threads, lazy,
-                                   &emit_times, objects, &err) != STC_OK) {
-      error("cannot create the execution engine for '%s': %s", g_input_name,
-            err.message);
-      code = EXIT_FAILURE_RUN;
-    }
-    times->translate = emit_times.translate_optimize_s;
-    times->codegen = emit_times.codegen_s;
-    times->partitions = emit_times.partitions;
-    times->emit = emit_times;
-  }
-  if (code < 0) {
-    buffer_printf(meta, "stc-run meta 1\nopenmp %d\n", *openmp ? 1 : 0);
-    describe_symbols(module, meta);
-    buffer_append(meta, g_diagnostics.data, g_diagnostics.size);
-    meta->failed |= g_diagnostics.failed;
-  }
-  if (!mlirModuleIsNull(module))
-    mlirModuleDestroy(module);
-  mlirContextDestroy(ctx);
-  return code;
-}
-
 static void print_timing(const phase_times *times, const char *outcome) {
-  double total = times->read + times->key + times->lookup + times->parse +
-                 times->pipeline + times->libs + times->translate +
-                 times->codegen + times->store + times->load;
+  double total = times->read + times->key + times->lookup + times->compiler +
+                 times->parse + times->pipeline + times->libs +
+                 times->translate + times->codegen + times->store + times->load;
   fprintf(stderr,
-          "stc-run: timing: read %.3f s, key %.3f s, lookup %.3f s, parse "
-          "%.3f s, pipeline %.3f s, libraries %.3f s, translate+optimize "
-          "%.3f s, codegen %.3f s, store %.3f s, load+link %.3f s\n"
+          "stc-run: timing: read %.3f s, key %.3f s, lookup %.3f s, compiler "
+          "%.3f s, parse %.3f s, pipeline %.3f s, libraries %.3f s, "
+          "translate+optimize %.3f s, codegen %.3f s, store %.3f s, "
+          "load+link %.3f s\n"
           "stc-run: timing: compile %.3f s (everything before the entry "
           "runs), %d compile partition(s)\n",
-          times->read, times->key, times->lookup, times->parse,
-          times->pipeline, times->libs, times->translate, times->codegen,
-          times->store, times->load, total, times->partitions);
+          times->read, times->key, times->lookup, times->compiler,
+          times->parse, times->pipeline, times->libs, times->translate,
+          times->codegen, times->store, times->load, total,
+          times->partitions);
   if (times->partitions > 1)
     fprintf(stderr,
             "stc-run: timing: LLVM CPU: %.3f s on the calling thread, "
@@ -1891,6 +1574,39 @@ static void print_timing(const phase_times *times, const char *outcome) {
             "when first needed\n",
             times->lazy_units);
   fprintf(stderr, "stc-run: object cache: %s\n", outcome);
+}
+
+/* The cold path, through the compiler module (compiler.h): parse, the
+ * pipeline, the checks, code generation. -1 on success, with *result
+ * filled; else an exit code, after printing why. */
+static int compile(const run_options *options, const char *text,
+                   size_t length, bool lazy_variants, phase_times *times,
+                   stc_run_compile_result *result) {
+  stc_run_compile_request request = {
+      .input_name = stc_run_input_name,
+      .text = text,
+      .length = length,
+      .entry = options->entry,
+      .result = options->result,
+      .opt_level = options->opt_level,
+      .compile_threads = options->compile_threads,
+      .tune_hot_paths = options->tune_hot_paths,
+      .hot_path_profile = options->hot_path_profile,
+      .variant_library = options->variant_library,
+      .schedule_options = options->schedule_options,
+      .default_lowering = options->default_lowering,
+      .show_remarks = g_show_remarks,
+      .lazy_variants = lazy_variants,
+  };
+  int code = g_compiler->compile(&request, result);
+  times->parse = result->parse_s;
+  times->pipeline = result->pipeline_s;
+  times->translate = result->translate_s;
+  times->codegen = result->codegen_s;
+  times->partitions = result->emit.partitions;
+  times->emit = result->emit;
+  times->lazy_units = lazy_units(result->lazy);
+  return code;
 }
 
 /* Whether a compile leaves non-reference variants to their first call (or
@@ -1910,58 +1626,64 @@ static int run(const run_options *options) {
   char *text = read_input(options->input, &length);
   if (!text)
     return EXIT_INPUT;
-  g_input_name = strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
-  if (!nesting_ok(text, length, g_input_name)) {
+  stc_run_input_name = strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
+  if (!nesting_ok(text, length, stc_run_input_name)) {
     free(text);
     return EXIT_INPUT;
   }
-  times.read = seconds_since(&t);
+  times.read = stc_run_seconds_since(&t);
 
   clock_gettime(CLOCK_MONOTONIC, &t);
   object_cache_use use;
   cache_begin(&use, options, text, length);
-  times.key = seconds_since(&t);
+  times.key = stc_run_seconds_since(&t);
 
   clock_gettime(CLOCK_MONOTONIC, &t);
   stc_object_entry entry = {0};
   cached_facts facts;
   bool hit = cache_lookup(&use, options, &entry, &facts);
-  times.lookup = seconds_since(&t);
+  times.lookup = stc_run_seconds_since(&t);
 
   int code = -1;
   object_list objects = {0};
-  stc_emit_objects compiled = {0};
-  stc_emit_lazy *lazy = NULL;
+  stc_run_compile_result compiled = {0};
+  const stc_emit_lazy *lazy = NULL;
+  bool openmp = false;
   if (hit) {
     free(text);
-    code = check_entry_facts(&facts.entry, options);
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if (code < 0 && !preload_libraries(options, facts.openmp))
-      code = EXIT_FAILURE_RUN;
-    times.libs = seconds_since(&t);
+    code = stc_run_check_entry_facts(&facts.entry, options->entry,
+                                     options->result);
+    openmp = facts.openmp;
     objects_unpack(entry.object, entry.object_size, &objects); /* checked */
   } else {
-    bool openmp = false;
-    byte_buffer meta = {0};
-    code = compile(options, text, length, &times, &compiled,
-                   lazy_variants_wanted(&use) ? &lazy : NULL, &openmp, &meta);
-    times.lazy_units = stc_emit_lazy_units(lazy);
-    free(text);
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (code < 0) {
-      objects.count = compiled.count;
-      for (size_t i = 0; i < compiled.count; i++) {
-        objects.data[i] = compiled.data[i];
-        objects.size[i] = compiled.size[i];
-      }
-      byte_buffer payload = {0};
-      if (use.cache && !lazy)
-        objects_pack(&compiled, &payload);
-      cache_store(&use, &meta, &payload);
-      free(payload.data);
+    if (!load_compiler())
+      code = EXIT_FAILURE_RUN;
+    times.compiler = stc_run_seconds_since(&t);
+    if (code < 0)
+      code = compile(options, text, length, lazy_variants_wanted(&use),
+                     &times, &compiled);
+    free(text);
+    lazy = compiled.lazy;
+    openmp = compiled.openmp;
+    objects.count = compiled.objects.count;
+    for (size_t i = 0; i < compiled.objects.count; i++) {
+      objects.data[i] = compiled.objects.data[i];
+      objects.size[i] = compiled.objects.size[i];
     }
-    times.store = seconds_since(&t);
-    free(meta.data);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  if (code < 0 && !preload_libraries(options, openmp))
+    code = EXIT_FAILURE_RUN;
+  times.libs = stc_run_seconds_since(&t);
+  if (!hit && code < 0) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    byte_buffer payload = {0};
+    if (use.cache && !lazy)
+      objects_pack(&compiled.objects, &payload);
+    cache_store(&use, &compiled.meta, &payload);
+    free(payload.data);
+    times.store = stc_run_seconds_since(&t);
   }
 
   loaded_code loaded = {0};
@@ -1973,7 +1695,7 @@ static int run(const run_options *options) {
       code = resolve_entry(&loaded, options);
     if (code < 0 && loaded.lazy)
       lazy_units_ready(&loaded);
-    times.load = seconds_since(&t);
+    times.load = stc_run_seconds_since(&t);
   }
   remote_faults_report(&use);
   if (options->timing)
@@ -2002,10 +1724,8 @@ static int run(const run_options *options) {
   /* The linked objects' bytes (load_objects does not copy them). */
   if (hit)
     stc_object_entry_clear(&entry);
-  else
-    stc_emit_objects_free(&compiled);
-  stc_emit_lazy_free(lazy);
-  free(g_diagnostics.data);
+  else if (g_compiler)
+    g_compiler->result_free(&compiled);
   return code;
 }
 

@@ -1,0 +1,75 @@
+/* stc_host.c - the host machine, detected once per process (stc_host.h).
+ * In: nothing (LLVM's host detection). Out: target machines and the host's
+ * identity text. */
+#include "stc_host.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* LLVM's CPU name and feature detection runs dozens of CPUID instructions,
+ * each a trap to the hypervisor in a VM (~7 us), 0.2-0.3 ms a time; it was
+ * asked for the object cache's key, by LLJIT's detectHost and again for
+ * every partition and lazy unit compiled. Never freed (process lifetime). */
+static struct {
+  char *triple, *cpu, *features;
+} g_host;
+
+static void detect_host(void) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  g_host.triple = LLVMGetDefaultTargetTriple();
+  g_host.cpu = LLVMGetHostCPUName();
+  g_host.features = LLVMGetHostCPUFeatures();
+}
+
+static void host(const char **triple, const char **cpu,
+                 const char **features) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, detect_host);
+  *triple = g_host.triple ? g_host.triple : "";
+  *cpu = g_host.cpu ? g_host.cpu : "";
+  *features = g_host.features ? g_host.features : "";
+}
+
+LLVMTargetMachineRef stc_host_machine(LLVMCodeGenOptLevel level,
+                                      stc_error *err) {
+  const char *triple, *cpu, *features;
+  host(&triple, &cpu, &features);
+  LLVMTargetRef target;
+  char *message = NULL;
+  LLVMTargetMachineRef machine = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &message)) {
+    stc_error_set(err, NULL, 0, 0, "no LLVM target for %s: %s", triple,
+                  message ? message : "");
+  } else {
+    machine = LLVMCreateTargetMachine(target, triple, cpu, features, level,
+                                      LLVMRelocPIC, LLVMCodeModelDefault);
+    if (!machine)
+      stc_error_set(err, NULL, 0, 0, "cannot create a target machine for %s",
+                    triple);
+  }
+  LLVMDisposeMessage(message);
+  return machine;
+}
+
+stc_status stc_host_identity(char **text, stc_error *err) {
+  const char *triple, *cpu, *features;
+  host(&triple, &cpu, &features);
+  unsigned major = 0, minor = 0, patch = 0;
+  LLVMGetVersion(&major, &minor, &patch);
+  size_t length = strlen(triple) + strlen(cpu) + strlen(features) + 96;
+  *text = malloc(length);
+  if (*text)
+    snprintf(*text, length, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\n",
+             major, minor, patch, triple, cpu, features);
+  if (!*text) {
+    stc_error_set(err, NULL, 0, 0, "out of memory");
+    return STC_ERR_NOMEM;
+  }
+  return STC_OK;
+}

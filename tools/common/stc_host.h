@@ -1,0 +1,23 @@
+/* stc_host.h - the host machine as LLVM sees it (triple, CPU name and
+ * features), detected once per process, and target machines for it. LLVM
+ * only (no MLIR): stc-run's start on an object-cache hit keys and links with
+ * it without loading MLIR; stc_emit compiles for it. */
+#ifndef STC_HOST_H
+#define STC_HOST_H
+
+#include "stc/status.h"
+
+#include <llvm-c/TargetMachine.h>
+
+/* A PIC target machine for this host at the given code generation level,
+ * the caller's to dispose; NULL with err set. Thread-safe. The native
+ * target is initialized on first use. */
+LLVMTargetMachineRef stc_host_machine(LLVMCodeGenOptLevel level,
+                                      stc_error *err);
+
+/* What code emitted for this host depends on besides its input: LLVM
+ * version, target triple, host CPU name and features, as lines of text
+ * (malloc'd), for a compiled-code cache key. */
+stc_status stc_host_identity(char **text, stc_error *err);
+
+#endif /* STC_HOST_H */
