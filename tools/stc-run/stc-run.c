@@ -441,7 +441,7 @@ static const char *const default_libs[] = {
 /* With the default libraries, the JIT defines stc's own runner utilities
  * (stc/runner_utils.h: the printers, the clocks, memrefCopy) and loads
  * upstream's only when the module needs a symbol nothing else defines
- * (load_default_libs_on_lookup): both load libMLIR.so, 8 ms of relocations,
+ * (load_libraries_on_lookup): both load libMLIR.so, 8 ms of relocations,
  * which a model that prints with printMemrefF32 does not need. Set by
  * preload_libraries. */
 static bool g_default_libs_on_lookup;
@@ -565,61 +565,61 @@ typedef struct object_list { /* the objects of one module, not owned */
 
 static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib);
 
-/* An OpenMP entry point the lazy ones do not cover (one that
- * convert-scf-to-openmp did not emit when they were written): libomp is
- * loaded now, globally, for the process lookup after this generator. */
-static pthread_mutex_t g_openmp_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool g_openmp_loaded; /* under g_openmp_lock */
+/* Libraries the JIT loads (globally, for the process lookup after its
+ * generator) when it first looks up a symbol that needs them. */
+typedef struct libraries_on_lookup {
+  bool (*needs)(const char *symbol);
+  const char *const *paths;
+  size_t count;
+  const char *what; /* for the error */
+  pthread_mutex_t lock;
+  bool loaded; /* under lock */
+} libraries_on_lookup;
 
-static LLVMErrorRef load_openmp_on_lookup(
-    LLVMOrcDefinitionGeneratorRef generator, void *context,
-    LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
-    LLVMOrcJITDylibRef dylib, LLVMOrcJITDylibLookupFlags flags,
-    LLVMOrcCLookupSet symbols, size_t count) {
-  (void)generator, (void)context, (void)state, (void)kind, (void)dylib,
-      (void)flags;
-  for (size_t i = 0; i < count; i++) {
-    const char *name = LLVMOrcSymbolStringPoolEntryStr(symbols[i].Name);
-    if (strncmp(name, "__kmpc_", 7) != 0 && strncmp(name, "omp_", 4) != 0)
-      continue;
-    pthread_mutex_lock(&g_openmp_lock);
-    bool loaded = g_openmp_loaded || preload_library(openmp_lib);
-    g_openmp_loaded = loaded;
-    pthread_mutex_unlock(&g_openmp_lock);
-    return loaded ? LLVMErrorSuccess
-                  : LLVMCreateStringError("cannot load the OpenMP runtime");
-  }
-  return LLVMErrorSuccess;
+/* An OpenMP entry point the lazy ones do not cover (one that
+ * convert-scf-to-openmp did not emit when they were written). */
+static bool openmp_symbol(const char *symbol) {
+  return strncmp(symbol, "__kmpc_", 7) == 0 || strncmp(symbol, "omp_", 4) == 0;
 }
 
 /* A symbol that libstc_rt, stc's runner utilities and the process do not
  * define (a sparse-tensor or sort helper of upstream's runner utilities, a
- * printer stc does not have): the default libraries are loaded now,
- * globally, for the process lookup after this generator. */
-static pthread_mutex_t g_default_libs_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool g_default_libs_loaded; /* under g_default_libs_lock */
+ * printer stc does not have). */
+static bool not_in_process(const char *symbol) {
+  return !dlsym(RTLD_DEFAULT, symbol);
+}
 
-static LLVMErrorRef load_default_libs_on_lookup(
+static libraries_on_lookup g_openmp_loader = {
+    openmp_symbol, &openmp_lib, 1, "the OpenMP runtime",
+    PTHREAD_MUTEX_INITIALIZER, false};
+static libraries_on_lookup g_default_libs_loader = {
+    not_in_process, default_libs, sizeof default_libs / sizeof *default_libs,
+    "MLIR's runner utilities", PTHREAD_MUTEX_INITIALIZER, false};
+
+static LLVMErrorRef load_libraries_on_lookup(
     LLVMOrcDefinitionGeneratorRef generator, void *context,
     LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
     LLVMOrcJITDylibRef dylib, LLVMOrcJITDylibLookupFlags flags,
     LLVMOrcCLookupSet symbols, size_t count) {
-  (void)generator, (void)context, (void)state, (void)kind, (void)dylib,
-      (void)flags;
+  (void)generator, (void)state, (void)kind, (void)dylib, (void)flags;
+  libraries_on_lookup *libs = context;
   for (size_t i = 0; i < count; i++) {
-    if (dlsym(RTLD_DEFAULT, LLVMOrcSymbolStringPoolEntryStr(symbols[i].Name)))
+    if (!libs->needs(LLVMOrcSymbolStringPoolEntryStr(symbols[i].Name)))
       continue;
-    pthread_mutex_lock(&g_default_libs_lock);
-    size_t n = sizeof default_libs / sizeof *default_libs;
-    for (size_t k = 0; !g_default_libs_loaded && k < n; k++)
-      if (!preload_library(default_libs[k]))
+    pthread_mutex_lock(&libs->lock);
+    bool loaded = libs->loaded;
+    for (size_t k = 0; !loaded && k < libs->count; k++)
+      if (!preload_library(libs->paths[k]))
         break;
-      else if (k + 1 == n)
-        g_default_libs_loaded = true;
-    bool loaded = g_default_libs_loaded;
-    pthread_mutex_unlock(&g_default_libs_lock);
-    return loaded ? LLVMErrorSuccess
-                  : LLVMCreateStringError("cannot load MLIR's runner utilities");
+      else
+        loaded = k + 1 == libs->count;
+    libs->loaded = loaded;
+    pthread_mutex_unlock(&libs->lock);
+    if (loaded)
+      return LLVMErrorSuccess;
+    char message[128];
+    snprintf(message, sizeof message, "cannot load %s", libs->what);
+    return LLVMCreateStringError(message);
   }
   return LLVMErrorSuccess;
 }
@@ -686,11 +686,12 @@ static bool load_objects(const object_list *objects,
   if (!err && g_openmp_on_first_call)
     LLVMOrcJITDylibAddGenerator(
         dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
-                   load_openmp_on_lookup, NULL, NULL));
+                   load_libraries_on_lookup, &g_openmp_loader, NULL));
   if (!err && g_default_libs_on_lookup)
     LLVMOrcJITDylibAddGenerator(
         dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
-                   load_default_libs_on_lookup, NULL, NULL));
+                   load_libraries_on_lookup, &g_default_libs_loader,
+                   NULL));
   LLVMOrcDefinitionGeneratorRef generator = NULL;
   if (!err)
     err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
