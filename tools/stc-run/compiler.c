@@ -47,7 +47,8 @@ static void print_record(stc_diagnostic record, void *user) {
   buffer_append(&g_diagnostics, "\n", 1);
   if (!g_top_is_remark || g_show_remarks)
     stc_run_print_line(record.file, record.line, record.column,
-               stc_diagnostic_severity_name(record.severity), record.message);
+                       stc_diagnostic_severity_name(record.severity),
+                       record.message);
   stc_diagnostic_free(&record);
 }
 
@@ -74,8 +75,9 @@ static void print_error_at(MlirLocation loc, const char *message) {
 /* Dialects whose ops translate to LLVM IR (or are structural). */
 static bool translatable_dialect(MlirStringRef op_name) {
   static const char *const dialects[] = {
-      "builtin", "llvm", "nvvm", "rocdl", "omp", "gpu", "amx", "arm_neon",
-      "arm_sve", "arm_sme", "x86vector", "vcix", "dlti", "ptr", "xevm"};
+      "builtin",   "llvm", "nvvm",     "rocdl",   "omp",
+      "gpu",       "amx",  "arm_neon", "arm_sve", "arm_sme",
+      "x86vector", "vcix", "dlti",     "ptr",     "xevm"};
   const char *dot = memchr(op_name.data, '.', op_name.length);
   size_t length = dot ? (size_t)(dot - op_name.data) : op_name.length;
   for (size_t i = 0; i < sizeof dialects / sizeof *dialects; i++)
@@ -148,8 +150,8 @@ static bool type_matches(MlirType type, result_kind kind, MlirContext ctx) {
 static void facts_of(MlirOperation op, MlirContext ctx, entry_facts *facts) {
   memset(facts, 0, sizeof *facts);
   facts->found = true;
-  facts->is_llvm_func =
-      string_ref_equals(mlirIdentifierStr(mlirOperationGetName(op)), "llvm.func");
+  facts->is_llvm_func = string_ref_equals(
+      mlirIdentifierStr(mlirOperationGetName(op)), "llvm.func");
   if (!facts->is_llvm_func)
     return;
   facts->has_body =
@@ -221,18 +223,17 @@ static stc_status tune_hot_paths(MlirModule module,
   mlirRegisterAllPasses();
   MlirPassManager pm = mlirPassManagerCreateOnOperation(
       ctx, mlirStringRefCreateFromCString("builtin.module"));
-  stc_status status = stc_tune_pipeline_add(
-      mlirPassManagerGetAsOpPassManager(pm),
-      &(stc_tune_pipeline_options){
-          .hot_path_profile = options->hot_path_profile,
-          .schedule_options = options->schedule_options,
-          .variant_library = options->variant_library,
-          .default_lowering = options->default_lowering,
-      },
-      err);
-  if (status == STC_OK &&
-      mlirLogicalResultIsFailure(
-          mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module)))) {
+  stc_status status =
+      stc_tune_pipeline_add(mlirPassManagerGetAsOpPassManager(pm),
+                            &(stc_tune_pipeline_options){
+                                .hot_path_profile = options->hot_path_profile,
+                                .schedule_options = options->schedule_options,
+                                .variant_library = options->variant_library,
+                                .default_lowering = options->default_lowering,
+                            },
+                            err);
+  if (status == STC_OK && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(
+                              pm, mlirModuleGetOperation(module)))) {
     stc_error_set(err, NULL, 0, 0,
                   "the --tune-hot-paths pipeline failed on '%s'",
                   stc_run_input_name);

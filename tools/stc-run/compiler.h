@@ -29,13 +29,13 @@ typedef struct stc_run_compile_request {
   size_t length;
   const char *entry; /* without '@' */
   result_kind result;
-  int opt_level; /* 0-3 */
+  int opt_level;       /* 0-3 */
   int compile_threads; /* 0: automatic */
   bool tune_hot_paths;
   const char *hot_path_profile, *variant_library, *schedule_options,
       *default_lowering; /* each may be NULL */
-  bool show_remarks;  /* print the remarks (recorded either way) */
-  bool lazy_variants; /* leave non-reference variants to lazy units */
+  bool show_remarks;     /* print the remarks (recorded either way) */
+  bool lazy_variants;    /* leave non-reference variants to lazy units */
 } stc_run_compile_request;
 
 typedef struct stc_run_compile_result {

@@ -206,7 +206,7 @@ static int options_parse(int argc, char **argv, run_options *options) {
     long threads = strtol(threads_env, &end, 10);
     if (errno || *end || threads < 1 || threads > STC_EMIT_MAX_PARTITIONS) {
       stc_run_error("invalid STC_RUN_COMPILE_THREADS '%s' (expected 1 to %d)",
-            threads_env, STC_EMIT_MAX_PARTITIONS);
+                    threads_env, STC_EMIT_MAX_PARTITIONS);
       return EXIT_USAGE;
     }
     options->compile_threads = (int)threads;
@@ -238,9 +238,10 @@ static int options_parse(int argc, char **argv, run_options *options) {
       while (k < 4 && strcmp(value, stc_run_result_names[k]) != 0)
         k++;
       if (k == 4) {
-        stc_run_error("unsupported --entry-point-result '%s' (expected void, i32, "
-              "i64 or f32)",
-              value);
+        stc_run_error(
+            "unsupported --entry-point-result '%s' (expected void, i32, "
+            "i64 or f32)",
+            value);
         return EXIT_USAGE;
       }
       options->result = (result_kind)k;
@@ -262,9 +263,10 @@ static int options_parse(int argc, char **argv, run_options *options) {
     } else if ((value = option_value("--default-lowering", argc, argv, &i,
                                      &missing))) {
       if (!stc_tune_default_lowering_valid(value)) {
-        stc_run_error("invalid value '%s' for option '--default-lowering' (expected "
-              "fast or loops)",
-              value);
+        stc_run_error(
+            "invalid value '%s' for option '--default-lowering' (expected "
+            "fast or loops)",
+            value);
         return EXIT_USAGE;
       }
       options->default_lowering = value;
@@ -288,7 +290,8 @@ static int options_parse(int argc, char **argv, run_options *options) {
       stc_run_error("unknown option '%s' (see stc-run --help)", arg);
       return EXIT_USAGE;
     } else if (options->input) {
-      stc_run_error("more than one input file ('%s' and '%s')", options->input, arg);
+      stc_run_error("more than one input file ('%s' and '%s')", options->input,
+                    arg);
       return EXIT_USAGE;
     } else {
       options->input = arg;
@@ -302,10 +305,10 @@ static int options_parse(int argc, char **argv, run_options *options) {
        options->schedule_options || options->default_lowering) &&
       !options->tune_hot_paths) {
     stc_run_error("%s needs --tune-hot-paths",
-          options->hot_path_profile   ? "--hot-path-profile"
-          : options->variant_library  ? "--variant-library"
-          : options->default_lowering ? "--default-lowering"
-                                      : "--hot-path-options");
+                  options->hot_path_profile   ? "--hot-path-profile"
+                  : options->variant_library  ? "--variant-library"
+                  : options->default_lowering ? "--default-lowering"
+                                              : "--hot-path-options");
     return EXIT_USAGE;
   }
   if (!options->input)
@@ -466,13 +469,14 @@ static bool preload_library(const char *path) {
   if (!handle) {
     const char *reason = dlerror();
     stc_run_error("cannot load shared library '%s': %s", path,
-          reason ? reason : "unknown error");
+                  reason ? reason : "unknown error");
     return false;
   }
   if (dlsym(handle, "__mlir_execution_engine_init")) {
-    stc_run_error("shared library '%s' registers its symbols through "
-          "__mlir_execution_engine_init, which stc-run does not support",
-          path);
+    stc_run_error(
+        "shared library '%s' registers its symbols through "
+        "__mlir_execution_engine_init, which stc-run does not support",
+        path);
     return false;
   }
   /* libomp (or a library that brought it), before the module's first
@@ -590,17 +594,26 @@ static bool not_in_process(const char *symbol) {
 }
 
 static libraries_on_lookup g_openmp_loader = {
-    openmp_symbol, &openmp_lib, 1, "the OpenMP runtime",
-    PTHREAD_MUTEX_INITIALIZER, false};
+    .needs = openmp_symbol,
+    .paths = &openmp_lib,
+    .count = 1,
+    .what = "the OpenMP runtime",
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
 static libraries_on_lookup g_default_libs_loader = {
-    not_in_process, default_libs, sizeof default_libs / sizeof *default_libs,
-    "MLIR's runner utilities", PTHREAD_MUTEX_INITIALIZER, false};
+    .needs = not_in_process,
+    .paths = default_libs,
+    .count = sizeof default_libs / sizeof *default_libs,
+    .what = "MLIR's runner utilities",
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
-static LLVMErrorRef load_libraries_on_lookup(
-    LLVMOrcDefinitionGeneratorRef generator, void *context,
-    LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
-    LLVMOrcJITDylibRef dylib, LLVMOrcJITDylibLookupFlags flags,
-    LLVMOrcCLookupSet symbols, size_t count) {
+static LLVMErrorRef
+load_libraries_on_lookup(LLVMOrcDefinitionGeneratorRef generator, void *context,
+                         LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
+                         LLVMOrcJITDylibRef dylib,
+                         LLVMOrcJITDylibLookupFlags flags,
+                         LLVMOrcCLookupSet symbols, size_t count) {
   (void)generator, (void)state, (void)kind, (void)dylib, (void)flags;
   libraries_on_lookup *libs = context;
   for (size_t i = 0; i < count; i++) {
@@ -654,8 +667,8 @@ static bool load_objects(const object_list *objects,
   }
   LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(code->jit);
   /* libstc_rt's; the lazy OpenMP entry points; stc's runner utilities. */
-  static const stc_rt_symbol memref_copy[] = {{"memrefCopy",
-                                               (void *)memrefCopy}};
+  static const stc_rt_symbol memref_copy[] = {
+      {"memrefCopy", (void *)memrefCopy}};
   const stc_rt_symbol *tables[4] = {NULL};
   size_t sizes[4] = {0};
   tables[0] = stc_rt_symbols(&sizes[0]);
@@ -690,8 +703,7 @@ static bool load_objects(const object_list *objects,
   if (!err && g_default_libs_on_lookup)
     LLVMOrcJITDylibAddGenerator(
         dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
-                   load_libraries_on_lookup, &g_default_libs_loader,
-                   NULL));
+                   load_libraries_on_lookup, &g_default_libs_loader, NULL));
   LLVMOrcDefinitionGeneratorRef generator = NULL;
   if (!err)
     err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
@@ -763,7 +775,7 @@ static void materialize_unit(void *user,
   if (g_compiler->lazy_compile(code->lazy, unit->index, &data, &size, &err) !=
       STC_OK) {
     stc_run_error("cannot compile variant '%s' of '%s' on its first call: %s",
-          roots[0], stc_run_input_name, err.message);
+                  roots[0], stc_run_input_name, err.message);
     LLVMOrcMaterializationResponsibilityFailMaterialization(mr);
     LLVMOrcDisposeMaterializationResponsibility(mr);
     return;
@@ -1026,9 +1038,10 @@ static int resolve_entry(loaded_code *code, const run_options *options) {
   code->entry = orc_lookup(code, options->entry);
   code->ctors = code->entry ? orc_lookup(code, STC_EMIT_CTORS_SYMBOL) : 0;
   if (!code->entry || !code->ctors) {
-    stc_run_error("entry point '@%s' could not be compiled or resolved by the JIT "
-          "(an undefined symbol: missing --shared-libs?)",
-          options->entry);
+    stc_run_error(
+        "entry point '@%s' could not be compiled or resolved by the JIT "
+        "(an undefined symbol: missing --shared-libs?)",
+        options->entry);
     return EXIT_FAILURE_RUN;
   }
   return -1;
@@ -1236,8 +1249,8 @@ static bool meta_read(const char *data, size_t size, const char *entry,
         char *message_copy = strndup(message, message_length);
         if (message_copy)
           stc_run_print_line(file_copy, line, column,
-                     stc_diagnostic_severity_text(severity),
-                     message_copy);
+                             stc_diagnostic_severity_text(severity),
+                             message_copy);
         free(file_copy);
         free(message_copy);
       }
@@ -1538,8 +1551,8 @@ static void cache_store(object_cache_use *use, const byte_buffer *meta,
 /* ---- the whole flow ---- */
 
 typedef struct phase_times {
-  double read, key, lookup, compiler, parse, pipeline, libs, translate,
-      codegen, store, load;
+  double read, key, lookup, compiler, parse, pipeline, libs, translate, codegen,
+      store, load;
   int partitions; /* objects compiled (0: none, a hit) */
   size_t lazy_units; /* variant units left to their first call */
   stc_emit_timing emit; /* the compile's CPU times */
@@ -1556,10 +1569,9 @@ static void print_timing(const phase_times *times, const char *outcome) {
           "load+link %.3f s\n"
           "stc-run: timing: compile %.3f s (everything before the entry "
           "runs), %d compile partition(s)\n",
-          times->read, times->key, times->lookup, times->compiler,
-          times->parse, times->pipeline, times->libs, times->translate,
-          times->codegen, times->store, times->load, total,
-          times->partitions);
+          times->read, times->key, times->lookup, times->compiler, times->parse,
+          times->pipeline, times->libs, times->translate, times->codegen,
+          times->store, times->load, total, times->partitions);
   if (times->partitions > 1)
     fprintf(stderr,
             "stc-run: timing: LLVM CPU: %.3f s on the calling thread, "
@@ -1580,8 +1592,8 @@ static void print_timing(const phase_times *times, const char *outcome) {
 /* The cold path, through the compiler module (compiler.h): parse, the
  * pipeline, the checks, code generation. -1 on success, with *result
  * filled; else an exit code, after printing why. */
-static int compile(const run_options *options, const char *text,
-                   size_t length, bool lazy_variants, phase_times *times,
+static int compile(const run_options *options, const char *text, size_t length,
+                   bool lazy_variants, phase_times *times,
                    stc_run_compile_result *result) {
   stc_run_compile_request request = {
       .input_name = stc_run_input_name,
@@ -1627,7 +1639,8 @@ static int run(const run_options *options) {
   char *text = read_input(options->input, &length);
   if (!text)
     return EXIT_INPUT;
-  stc_run_input_name = strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
+  stc_run_input_name =
+      strcmp(options->input, "-") == 0 ? "<stdin>" : options->input;
   if (!nesting_ok(text, length, stc_run_input_name)) {
     free(text);
     return EXIT_INPUT;
@@ -1662,8 +1675,8 @@ static int run(const run_options *options) {
       code = EXIT_FAILURE_RUN;
     times.compiler = stc_run_seconds_since(&t);
     if (code < 0)
-      code = compile(options, text, length, lazy_variants_wanted(&use),
-                     &times, &compiled);
+      code = compile(options, text, length, lazy_variants_wanted(&use), &times,
+                     &compiled);
     free(text);
     lazy = compiled.lazy;
     openmp = compiled.openmp;
