@@ -464,8 +464,7 @@ static bool g_openmp_on_first_call;
  * ExecutionEngine would also call a library's __mlir_execution_engine_init
  * (a C++ symbol-map protocol, used by upstream's async runtime): stc-run
  * cannot, and says so instead of failing later. */
-static bool preload_library(const char *path) {
-  void *handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+static bool library_loaded(const char *path, void *handle) {
   if (!handle) {
     const char *reason = dlerror();
     stc_run_error("cannot load shared library '%s': %s", path,
@@ -483,6 +482,64 @@ static bool preload_library(const char *path) {
    * parallel region starts it: the idle-spin cap (stc/rt.h). */
   stc_rt_cap_openmp_spin(handle);
   return true;
+}
+
+static bool preload_library(const char *path) {
+  return library_loaded(path, dlopen(path, RTLD_NOW | RTLD_GLOBAL));
+}
+
+/* Libraries loaded when first needed: by the JIT (globally, for the
+ * process lookup after its generator) when it first looks up a symbol
+ * that needs them. */
+typedef struct libraries_on_lookup {
+  bool (*needs)(const char *symbol);
+  const char *const *paths;
+  size_t count;
+  const char *what; /* for the error */
+  pthread_mutex_t lock;
+  bool loaded; /* under lock */
+} libraries_on_lookup;
+
+/* An OpenMP entry point the lazy ones do not cover (one that
+ * convert-scf-to-openmp did not emit when they were written). */
+static bool openmp_symbol(const char *symbol) {
+  return strncmp(symbol, "__kmpc_", 7) == 0 || strncmp(symbol, "omp_", 4) == 0;
+}
+
+/* A symbol that libstc_rt, stc's runner utilities and the process do not
+ * define (a sparse-tensor or sort helper of upstream's runner utilities, a
+ * printer stc does not have). */
+static bool not_in_process(const char *symbol) {
+  return !dlsym(RTLD_DEFAULT, symbol);
+}
+
+static libraries_on_lookup g_openmp_loader = {
+    .needs = openmp_symbol,
+    .paths = &openmp_lib,
+    .count = 1,
+    .what = "the OpenMP runtime",
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
+static libraries_on_lookup g_default_libs_loader = {
+    .needs = not_in_process,
+    .paths = default_libs,
+    .count = sizeof default_libs / sizeof *default_libs,
+    .what = "MLIR's runner utilities",
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* Loads libs once (false after saying why). Thread-safe. */
+static bool load_libraries(libraries_on_lookup *libs) {
+  pthread_mutex_lock(&libs->lock);
+  bool loaded = libs->loaded;
+  for (size_t k = 0; !loaded && k < libs->count; k++)
+    if (!preload_library(libs->paths[k]))
+      break;
+    else
+      loaded = k + 1 == libs->count;
+  libs->loaded = loaded;
+  pthread_mutex_unlock(&libs->lock);
+  return loaded;
 }
 
 static bool preload_libraries(const run_options *options, bool openmp) {
@@ -503,13 +560,25 @@ static bool preload_libraries(const run_options *options, bool openmp) {
    * STC_RUN_LAZY_OPENMP=0 loads it here, before the module runs. */
   if (openmp && options->default_libs) {
     const char *setting = getenv("STC_RUN_LAZY_OPENMP");
-    if (access(openmp_lib, R_OK) != 0 || (setting && strcmp(setting, "0") == 0))
-      return preload_library(openmp_lib);
-    g_openmp_on_first_call = true;
+    if (access(openmp_lib, R_OK) != 0 ||
+        (setting && strcmp(setting, "0") == 0)) {
+      if (!preload_library(openmp_lib))
+        return false;
+    } else {
+      g_openmp_on_first_call = true;
+    }
   }
-  for (size_t i = 0; i < options->num_shared_libs; i++)
-    if (!preload_library(options->shared_libs[i]))
+  for (size_t i = 0; i < options->num_shared_libs; i++) {
+    const char *path = options->shared_libs[i];
+    void *handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    /* One that needs upstream's runner utilities without naming them
+     * (they used to be loaded before it): again, with them. */
+    if (!handle && g_default_libs_on_lookup &&
+        load_libraries(&g_default_libs_loader))
+      handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!library_loaded(path, handle))
       return false;
+  }
   return true;
 }
 
@@ -569,45 +638,7 @@ typedef struct object_list { /* the objects of one module, not owned */
 
 static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib);
 
-/* Libraries the JIT loads (globally, for the process lookup after its
- * generator) when it first looks up a symbol that needs them. */
-typedef struct libraries_on_lookup {
-  bool (*needs)(const char *symbol);
-  const char *const *paths;
-  size_t count;
-  const char *what; /* for the error */
-  pthread_mutex_t lock;
-  bool loaded; /* under lock */
-} libraries_on_lookup;
-
-/* An OpenMP entry point the lazy ones do not cover (one that
- * convert-scf-to-openmp did not emit when they were written). */
-static bool openmp_symbol(const char *symbol) {
-  return strncmp(symbol, "__kmpc_", 7) == 0 || strncmp(symbol, "omp_", 4) == 0;
-}
-
-/* A symbol that libstc_rt, stc's runner utilities and the process do not
- * define (a sparse-tensor or sort helper of upstream's runner utilities, a
- * printer stc does not have). */
-static bool not_in_process(const char *symbol) {
-  return !dlsym(RTLD_DEFAULT, symbol);
-}
-
-static libraries_on_lookup g_openmp_loader = {
-    .needs = openmp_symbol,
-    .paths = &openmp_lib,
-    .count = 1,
-    .what = "the OpenMP runtime",
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-};
-static libraries_on_lookup g_default_libs_loader = {
-    .needs = not_in_process,
-    .paths = default_libs,
-    .count = sizeof default_libs / sizeof *default_libs,
-    .what = "MLIR's runner utilities",
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-};
-
+/* The JIT's definition generator for libraries_on_lookup (context). */
 static LLVMErrorRef
 load_libraries_on_lookup(LLVMOrcDefinitionGeneratorRef generator, void *context,
                          LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
@@ -619,16 +650,7 @@ load_libraries_on_lookup(LLVMOrcDefinitionGeneratorRef generator, void *context,
   for (size_t i = 0; i < count; i++) {
     if (!libs->needs(LLVMOrcSymbolStringPoolEntryStr(symbols[i].Name)))
       continue;
-    pthread_mutex_lock(&libs->lock);
-    bool loaded = libs->loaded;
-    for (size_t k = 0; !loaded && k < libs->count; k++)
-      if (!preload_library(libs->paths[k]))
-        break;
-      else
-        loaded = k + 1 == libs->count;
-    libs->loaded = loaded;
-    pthread_mutex_unlock(&libs->lock);
-    if (loaded)
+    if (load_libraries(libs))
       return LLVMErrorSuccess;
     char message[128];
     snprintf(message, sizeof message, "cannot load %s", libs->what);
