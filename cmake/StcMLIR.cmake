@@ -25,7 +25,7 @@ function(stc_link_mlir target)
   target_link_libraries(${target} PRIVATE
     -Wl,--start-group ${archives} -Wl,--end-group
     "${STC_LLVM_LIB_DIR}/libMLIR.so" "${STC_LLVM_LIB_DIR}/libLLVM.so" stdc++ m)
-  set_target_properties(${target} PROPERTIES BUILD_RPATH "${STC_LLVM_LIB_DIR}"
+  set_target_properties(${target} PROPERTIES BUILD_WITH_INSTALL_RPATH TRUE
     INSTALL_RPATH "${STC_LLVM_LIB_DIR}")
 endfunction()
 
@@ -34,6 +34,6 @@ endfunction()
 function(stc_link_llvm target)
   target_include_directories(${target} SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
   target_link_libraries(${target} PRIVATE "${STC_LLVM_LIB_DIR}/libLLVM.so" m)
-  set_target_properties(${target} PROPERTIES BUILD_RPATH "${STC_LLVM_LIB_DIR}"
+  set_target_properties(${target} PROPERTIES BUILD_WITH_INSTALL_RPATH TRUE
     INSTALL_RPATH "${STC_LLVM_LIB_DIR}")
 endfunction()
