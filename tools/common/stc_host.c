@@ -36,10 +36,10 @@ static void host(const char **triple, const char **cpu,
   *features = g_host.features ? g_host.features : "";
 }
 
-LLVMTargetMachineRef stc_host_machine(LLVMCodeGenOptLevel level,
-                                      stc_error *err) {
-  const char *triple, *cpu, *features;
-  host(&triple, &cpu, &features);
+static LLVMTargetMachineRef create_machine(const char *triple, const char *cpu,
+                                           const char *features,
+                                           LLVMCodeGenOptLevel level,
+                                           stc_error *err) {
   LLVMTargetRef target;
   char *message = NULL;
   LLVMTargetMachineRef machine = NULL;
@@ -55,6 +55,19 @@ LLVMTargetMachineRef stc_host_machine(LLVMCodeGenOptLevel level,
   }
   LLVMDisposeMessage(message);
   return machine;
+}
+
+LLVMTargetMachineRef stc_host_machine(LLVMCodeGenOptLevel level,
+                                      stc_error *err) {
+  const char *triple, *cpu, *features;
+  host(&triple, &cpu, &features);
+  return create_machine(triple, cpu, features, level, err);
+}
+
+LLVMTargetMachineRef stc_host_link_machine(stc_error *err) {
+  const char *triple, *cpu, *features;
+  host(&triple, &cpu, &features);
+  return create_machine(triple, "", "", LLVMCodeGenLevelDefault, err);
 }
 
 stc_status stc_host_identity(char **text, stc_error *err) {

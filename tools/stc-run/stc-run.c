@@ -670,14 +670,13 @@ static bool load_objects(const object_list *objects,
   memset(code, 0, sizeof *code);
   code->lazy = lazy;
   code->compile_threads = compile_threads;
-  /* On the host machine detected for the key (stc_host.h, once per
-   * process): LLJIT's own detection would run the CPUID instructions
-   * again. */
+  /* The JIT links objects only (compiles make their own host machines):
+   * a machine without the host's features (stc_host.h) spares both LLJIT's
+   * CPUID detection and the features' closure in each machine it creates. */
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
   stc_error machine_err;
   stc_error_clear(&machine_err);
-  LLVMTargetMachineRef machine =
-      stc_host_machine(LLVMCodeGenLevelDefault, &machine_err);
+  LLVMTargetMachineRef machine = stc_host_link_machine(&machine_err);
   if (machine)
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
         builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(machine));
