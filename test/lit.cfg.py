@@ -74,6 +74,13 @@ _redis_problem = redis_problem()
 if _redis_problem is None:
     config.available_features.add("redis")
 
+# test/stc-run/object-merge.test: the ELF linker stc-run merges a
+# compile's partitions with (the project links with lld; .ci installs it).
+_ld_lld = shutil.which("ld.lld")
+if _ld_lld:
+    config.available_features.add("ld.lld")
+    config.substitutions.append(("%ld_lld", _ld_lld))
+
 # A missing feature turns its tests UNSUPPORTED, and the suite stays green:
 # fine on a developer's partial build, never in CI (CI=true, as GitHub
 # Actions and .ci/run set it), where each feature below is required and its
@@ -82,6 +89,7 @@ _required_in_ci = {
     "compiler": "the compiler parts were not built (STC_BUILD_COMPILER=OFF)",
     "rt-dispatch": _rt_dispatch_problem,
     "redis": _redis_problem,
+    "ld.lld": "ld.lld is not on PATH (apt-get install lld)",
 }
 if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
     for _feature, _why in _required_in_ci.items():

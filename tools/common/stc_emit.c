@@ -1319,7 +1319,9 @@ stc_status stc_emit_objects_in_memory(MlirOperation module, int opt_level,
     bool automatic = threads <= 0;
     if (automatic) {
       long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-      threads = cpus < 1 ? 1 : cpus > STC_EMIT_MAX_PARTITIONS ? STC_EMIT_MAX_PARTITIONS : (int)cpus;
+      long wanted = (cpus < 1 ? 1 : cpus) * (threads < 0 ? -(long)threads : 1);
+      threads = wanted > STC_EMIT_MAX_PARTITIONS ? STC_EMIT_MAX_PARTITIONS
+                                                 : (int)wanted;
     }
     if (threads > STC_EMIT_MAX_PARTITIONS)
       threads = STC_EMIT_MAX_PARTITIONS;

@@ -56,7 +56,10 @@ void stc_emit_lazy_free(stc_emit_lazy *lazy);
  * functions (fewer when it has fewer functions; one when it has aliases,
  * ifuncs or comdats), each optimized and emitted on its own thread; 1 is
  * one object, optimized whole; 0 is as many as online CPUs (at most
- * STC_EMIT_MAX_PARTITIONS), fewer for a small module. timing may be NULL. */
+ * STC_EMIT_MAX_PARTITIONS), fewer for a small module; a negative n is the
+ * same with -n partitions per CPU (for a caller that merges the objects
+ * afterwards: the scheduler then balances partitions whose instruction
+ * counts misjudge their cost). timing may be NULL. */
 /* With lazy non-NULL, the module's non-reference variants become lazy units
  * (*lazy; NULL when there are none, e.g. no dispatch tables, or a module
  * with aliases, ifuncs or comdats, which compiles whole): the objects in

@@ -25,6 +25,7 @@
  * failure, --tune-hot-paths unavailable), 2 bad option, 3 unreadable,
  * unparsable or not-yet-lowered input. */
 #include "compiler.h"
+#include "object_merge.h"
 #include "openmp_jit.h"
 #include "run_common.h"
 #include "stc/hash.h"
@@ -125,7 +126,10 @@ static const char usage_text[] =
     "A compile splits the module into partitions optimized and emitted on\n"
     "separate threads: as many as online CPUs (at most 8; fewer for a small\n"
     "module), or STC_RUN_COMPILE_THREADS=<1-8> (1: one object, optimized\n"
-    "whole).\n"
+    "whole). For the object cache, an ELF linker (ld.lld, or\n"
+    "STC_RUN_LINKER=<path>; none: no merging) merges them into one object,\n"
+    "which a later start links faster, and the automatic count is then two\n"
+    "partitions per CPU.\n"
     "\n"
     "A compile not stored in the object cache (--no-object-cache) leaves\n"
     "each site's variants other than its reference until first needed:\n"
@@ -1304,7 +1308,7 @@ static size_t objects_padding(size_t length) {
   return (OBJECTS_ALIGN - length % OBJECTS_ALIGN) % OBJECTS_ALIGN;
 }
 
-static void objects_pack(const stc_emit_objects *objects, byte_buffer *out) {
+static void objects_pack(const object_list *objects, byte_buffer *out) {
   static const char zeros[OBJECTS_ALIGN];
   size_t start = out->size;
   buffer_printf(out, OBJECTS_MAGIC "%zu\n", objects->count);
@@ -1575,6 +1579,24 @@ static void cache_store(object_cache_use *use, const byte_buffer *meta,
                                             : "miss (not stored)");
 }
 
+/* Replaces a compile's partitions by one object merged from them
+ * (object_merge.h; *merged owns its bytes); when the linker fails, says
+ * why and keeps them: the entry then holds them apart. */
+static void merge_objects(const char *linker, object_list *objects,
+                          char **merged) {
+  size_t size = 0;
+  stc_error err;
+  stc_error_clear(&err);
+  if (stc_run_merge_objects(linker, objects->data, objects->size,
+                            objects->count, merged, &size, &err) != STC_OK) {
+    cache_warning("cannot merge the %zu partition objects: %s; storing them "
+                  "apart (STC_RUN_LINKER=none stops trying)",
+                  objects->count, err.message);
+    return;
+  }
+  *objects = (object_list){.count = 1, .data = {*merged}, .size = {size}};
+}
+
 /* ---- the whole flow ---- */
 
 typedef struct phase_times {
@@ -1620,7 +1642,7 @@ static void print_timing(const phase_times *times, const char *outcome) {
  * pipeline, the checks, code generation. -1 on success, with *result
  * filled; else an exit code, after printing why. */
 static int compile(const run_options *options, const char *text, size_t length,
-                   bool lazy_variants, phase_times *times,
+                   bool lazy_variants, bool merged, phase_times *times,
                    stc_run_compile_result *result) {
   stc_run_compile_request request = {
       .input_name = stc_run_input_name,
@@ -1629,7 +1651,10 @@ static int compile(const run_options *options, const char *text, size_t length,
       .entry = options->entry,
       .result = options->result,
       .opt_level = options->opt_level,
-      .compile_threads = options->compile_threads,
+      /* Objects to be merged: two partitions a CPU (object_merge.h). */
+      .compile_threads = options->compile_threads == 0 && merged
+                             ? -2
+                             : options->compile_threads,
       .tune_hot_paths = options->tune_hot_paths,
       .hot_path_profile = options->hot_path_profile,
       .variant_library = options->variant_library,
@@ -1691,6 +1716,11 @@ static int run(const run_options *options) {
   stc_run_compile_result compiled = {0};
   const stc_emit_lazy *lazy = NULL;
   bool openmp = false;
+  /* A compile for the cache whose partitions one object will hold. */
+  bool lazy_variants = lazy_variants_wanted(&use);
+  const char *linker =
+      use.cache && !lazy_variants ? stc_run_object_linker() : NULL;
+  char *merged = NULL;
   if (hit) {
     free(text);
     code = stc_run_check_entry_facts(&facts.entry, options->entry,
@@ -1705,8 +1735,8 @@ static int run(const run_options *options) {
       code = EXIT_FAILURE_RUN;
     times.compiler = stc_run_seconds_since(&t);
     if (code < 0)
-      code = compile(options, text, length, lazy_variants_wanted(&use), &times,
-                     &compiled);
+      code = compile(options, text, length, lazy_variants, linker != NULL,
+                     &times, &compiled);
     free(text);
     lazy = compiled.lazy;
     openmp = compiled.openmp;
@@ -1715,20 +1745,17 @@ static int run(const run_options *options) {
       objects.data[i] = compiled.objects.data[i];
       objects.size[i] = compiled.objects.size[i];
     }
+    /* The partitions as one object, which this run links too: what is
+     * stored is what ran. */
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (code < 0 && linker && !lazy && objects.count > 1)
+      merge_objects(linker, &objects, &merged);
+    times.store = stc_run_seconds_since(&t);
   }
   clock_gettime(CLOCK_MONOTONIC, &t);
   if (code < 0 && !preload_libraries(options, openmp))
     code = EXIT_FAILURE_RUN;
   times.libs = stc_run_seconds_since(&t);
-  if (!hit && code < 0) {
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    byte_buffer payload = {0};
-    if (use.cache && !lazy)
-      objects_pack(&compiled.objects, &payload);
-    cache_store(&use, &compiled.meta, &payload);
-    free(payload.data);
-    times.store = stc_run_seconds_since(&t);
-  }
 
   loaded_code loaded = {0};
   if (code < 0) {
@@ -1740,6 +1767,17 @@ static int run(const run_options *options) {
     if (code < 0 && loaded.lazy)
       lazy_units_ready(&loaded);
     times.load = stc_run_seconds_since(&t);
+  }
+  /* Stored once linked: an object the JIT cannot link (a library that is
+   * missing, a symbol nothing defines) is not kept for the next start. */
+  if (!hit && code < 0) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    byte_buffer payload = {0};
+    if (use.cache && !lazy)
+      objects_pack(&objects, &payload);
+    cache_store(&use, &compiled.meta, &payload);
+    free(payload.data);
+    times.store += stc_run_seconds_since(&t);
   }
   remote_faults_report(&use);
   if (options->timing)
@@ -1770,6 +1808,7 @@ static int run(const run_options *options) {
     stc_object_entry_clear(&entry);
   else if (g_compiler)
     g_compiler->result_free(&compiled);
+  free(merged);
   return code;
 }
 

@@ -10,6 +10,8 @@ stc-run's object cache (test/stc-run/object-cache.test):
   object-cache-edit.py container DIR  add one to the object count of
                                       stc-run's container of objects (the
                                       payload; checksum redone)
+  object-cache-edit.py count DIR      print "objects <n>": how many objects
+                                      that container holds (nothing changed)
   object-cache-edit.py container1 DIR rewrite that container as version 1
                                       (no alignment padding), as an earlier
                                       stc-run stored it (checksum redone)
@@ -80,6 +82,11 @@ def main():
     mode, directory = sys.argv[1], sys.argv[-1]
     path = only_entry(directory)
     data = bytearray(open(path, "rb").read())
+    if mode == "count":
+        magic = b"stc-run objects 2\n"
+        at = data.index(magic) + len(magic)
+        print("objects %d" % int(data[at:data.index(b"\n", at)]))
+        return
     if mode == "corrupt":
         data[len(data) // 2] ^= 0x01
     elif mode == "truncate":
