@@ -41,12 +41,15 @@
 #endif
 
 /* The entry points' names and linkage: libomp's own for the AOT stub (the
- * linker binds the object's references to them); static for the JIT, which
- * gets them from stc_rt__lazy_openmp_symbols. STC_RT_OMP_HOST: the fork
- * call's limit and its remedy, for each. */
+ * linker binds the object's references to them); for stc-run, the names
+ * `ld --wrap=__kmpc_<name>` gives a shared library's references to them
+ * (stc-run links the cached objects into one and exports these), and the
+ * JIT gets them from stc_rt__lazy_openmp_symbols: never libomp's own, which
+ * would interpose libomp's calls to itself once it is loaded.
+ * STC_RT_OMP_HOST: the fork call's limit and its remedy, for each. */
 #ifdef STC_RT_OPENMP_FOR_JIT
-#define STC_RT_OMP_ENTRY static
-#define STC_RT_KMPC(name) stc_rt__lazy_kmpc_##name
+#define STC_RT_OMP_ENTRY
+#define STC_RT_KMPC(name) __wrap___kmpc_##name
 #define STC_RT_OMP_HOST                                                       \
   "stc-run's lazy libomp entry points (runtime/aot_omp.c) forward at most "   \
   "%d: run with STC_RUN_LAZY_OPENMP=0"

@@ -107,17 +107,24 @@ static void first_line(const char *path, char *line, size_t size) {
   free(text);
 }
 
-/* Whether merged is a relocatable ELF object of the partitions' class,
- * byte order and machine (a linker that wrote something else must not
- * reach the JIT). */
-static bool same_kind_of_object(const char *merged, size_t size,
-                                const char *partition, size_t partition_size) {
+#define ELF_TYPE_REL 1u
+#define ELF_TYPE_DYN 3u
+
+/* Whether linked is an ELF file of type e_type and of the input object's
+ * class, byte order and machine (a linker that wrote something else must
+ * not reach the JIT or dlopen). */
+static bool same_kind_of_object(const char *linked, size_t size,
+                                unsigned e_type, const char *input,
+                                size_t input_size) {
   /* e_ident[0..6]: magic, class, data, version; e_type and e_machine at
-   * 16 and 18, in the file's byte order either way. */
-  return size > 20 && partition_size > 20 &&
-         memcmp(merged, "\177ELF", 4) == 0 &&
-         memcmp(merged, partition, 7) == 0 &&
-         memcmp(merged + 16, partition + 16, 4) == 0;
+   * 16 and 18, in the file's byte order. */
+  if (size <= 20 || input_size <= 20 || memcmp(linked, "\177ELF", 4) != 0 ||
+      memcmp(linked, input, 7) != 0 || memcmp(linked + 18, input + 18, 2) != 0)
+    return false;
+  const unsigned char *type = (const unsigned char *)linked + 16;
+  unsigned value = linked[5] == 2 ? (unsigned)type[0] << 8 | type[1]
+                                  : (unsigned)type[1] << 8 | type[0];
+  return value == e_type;
 }
 
 /* Runs argv[0] with stdout and stderr to log; its exit status (-1: it did
@@ -146,13 +153,18 @@ static int run_linker(char *const *argv, const char *log) {
   return status;
 }
 
-stc_status stc_run_merge_objects(const char *linker, const char *const *data,
-                                 const size_t *size, size_t count, char **out,
-                                 size_t *out_size, stc_error *err) {
+/* Links count objects with flags (at most MERGE_MAX_FLAGS) into one file
+ * of ELF type e_type (partition 0's class, byte order and machine). */
+#define MERGE_MAX_FLAGS 24
+static stc_status link_objects(const char *linker, const char *const *flags,
+                               size_t num_flags, unsigned e_type,
+                               const char *const *data, const size_t *size,
+                               size_t count, const char *archive, char **out,
+                               size_t *out_size, stc_error *err) {
   *out = NULL;
   *out_size = 0;
-  if (count < 2 || count + 2 > MERGE_MAX_FILES) {
-    stc_error_set(err, NULL, 0, 0, "cannot merge %zu objects", count);
+  if (count < 1 || count + 2 > MERGE_MAX_FILES || num_flags > MERGE_MAX_FLAGS) {
+    stc_error_set(err, NULL, 0, 0, "cannot link %zu objects", count);
     return STC_ERR_INVALID;
   }
   const char *tmp = getenv("TMPDIR");
@@ -178,17 +190,20 @@ stc_status stc_run_merge_objects(const char *linker, const char *const *data,
     }
   }
   size_t output = count, log = count + 1;
-  snprintf(files[output], sizeof files[output], "%s/merged.o", dir);
+  snprintf(files[output], sizeof files[output], "%s/out", dir);
   snprintf(files[log], sizeof files[log], "%s/linker.txt", dir);
   if (status == STC_OK) {
-    char *argv[MERGE_MAX_FILES + 4];
+    char *argv[MERGE_MAX_FILES + MERGE_MAX_FLAGS + 4];
     size_t argc = 0;
     argv[argc++] = (char *)linker;
-    argv[argc++] = "-r";
+    for (size_t i = 0; i < num_flags; i++)
+      argv[argc++] = (char *)flags[i];
     argv[argc++] = "-o";
     argv[argc++] = files[output];
     for (size_t i = 0; i < count; i++)
       argv[argc++] = files[i];
+    if (archive)
+      argv[argc++] = (char *)archive;
     argv[argc] = NULL;
     int exit_status = run_linker(argv, files[log]);
     if (exit_status != 0) {
@@ -197,18 +212,21 @@ stc_status stc_run_merge_objects(const char *linker, const char *const *data,
       if (exit_status < 0)
         stc_error_set(err, NULL, 0, 0, "cannot run '%s'%s", linker, line);
       else
-        stc_error_set(err, NULL, 0, 0, "'%s -r' exited with status %d%s",
-                      linker, exit_status, line);
+        stc_error_set(err, NULL, 0, 0, "'%s %s' exited with status %d%s",
+                      linker, flags[0], exit_status, line);
       status = STC_ERR_IO;
     } else if (!(*out = read_file(files[output], out_size))) {
-      stc_error_set(err, NULL, 0, 0, "cannot read the merged object '%s'",
+      stc_error_set(err, NULL, 0, 0, "cannot read the linker's output '%s'",
                     files[output]);
       status = STC_ERR_IO;
-    } else if (!same_kind_of_object(*out, *out_size, data[0], size[0])) {
+    } else if (!same_kind_of_object(*out, *out_size, e_type, data[0],
+                                    size[0])) {
       stc_error_set(err, NULL, 0, 0,
-                    "'%s -r' wrote something other than a relocatable "
-                    "object of the partitions' kind",
-                    linker);
+                    "'%s %s' wrote something other than a %s of the "
+                    "objects' kind",
+                    linker, flags[0],
+                    e_type == ELF_TYPE_REL ? "relocatable object"
+                                           : "shared library");
       free(*out);
       *out = NULL;
       *out_size = 0;
@@ -221,4 +239,39 @@ stc_status stc_run_merge_objects(const char *linker, const char *const *data,
   unlink(files[log]);
   rmdir(dir);
   return status;
+}
+
+stc_status stc_run_merge_objects(const char *linker, const char *const *data,
+                                 const size_t *size, size_t count, char **out,
+                                 size_t *out_size, stc_error *err) {
+  static const char *const flags[] = {"-r"};
+  if (count < 2) {
+    stc_error_set(err, NULL, 0, 0, "cannot merge %zu objects", count);
+    return STC_ERR_INVALID;
+  }
+  return link_objects(linker, flags, 1, ELF_TYPE_REL, data, size, count, NULL,
+                      out, out_size, err);
+}
+
+stc_status stc_run_link_library(const char *linker, const char *object,
+                                size_t size, const char *archive,
+                                const char *const *wrapped, size_t num_wrapped,
+                                char **out, size_t *out_size, stc_error *err) {
+  /* -Bsymbolic: the module's references to its own functions bind to them,
+   * not to a same-named symbol stc-run exports. */
+  const char *flags[MERGE_MAX_FLAGS] = {"-shared", "-Bsymbolic", "-z",
+                                        "noexecstack"};
+  size_t num_flags = 4;
+  char wraps[MERGE_MAX_FLAGS][128];
+  for (size_t i = 0; i < num_wrapped; i++) {
+    if (num_flags == MERGE_MAX_FLAGS ||
+        (size_t)snprintf(wraps[i], sizeof wraps[i], "--wrap=%s", wrapped[i]) >=
+            sizeof wraps[i]) {
+      stc_error_set(err, NULL, 0, 0, "too many or too long names to wrap");
+      return STC_ERR_INVALID;
+    }
+    flags[num_flags++] = wraps[i];
+  }
+  return link_objects(linker, flags, num_flags, ELF_TYPE_DYN, &object, &size,
+                      1, archive, out, out_size, err);
 }

@@ -1,11 +1,11 @@
-/* object_merge.h - one relocatable object out of a compile's partitions,
- * for the object cache: each object a hit links costs it ~0.1 ms (ORC's
- * graph, allocation and protection per object), and a compile makes up to
- * STC_EMIT_MAX_PARTITIONS of them. An ELF linker merges them (`ld.lld -r`,
- * a relocatable link: nothing is resolved or laid out that the JIT would
- * not); with it, a compile may also split the module into more partitions
- * than there are CPUs, which the scheduler balances where instruction
- * counts misjudge what each costs to optimize.
+/* object_merge.h - a compile's partitions as one relocatable object, and
+ * that as a shared library, for the object cache: each object a hit links
+ * with ORC costs it ~0.1 ms (graph, allocation, protection), creating the
+ * JIT ~0.5 ms more, and dlopen of the library ~0.05 ms. An external ELF
+ * linker does both (`ld.lld -r`, then `ld.lld -shared`); with it, a compile
+ * may also split the module into more partitions than there are CPUs,
+ * which the scheduler balances where instruction counts misjudge what each
+ * costs to optimize.
  *
  * The linker: STC_RUN_LINKER (a path; "none" or empty: no merging), else
  * the ld.lld stc was built with (STC_RUN_DEFAULT_LINKER) when it is there,
@@ -28,5 +28,17 @@ const char *stc_run_object_linker(void);
 stc_status stc_run_merge_objects(const char *linker, const char *const *data,
                                  const size_t *size, size_t count, char **out,
                                  size_t *out_size, stc_error *err);
+
+/* Links one relocatable object and what it needs of archive (a static
+ * library's path, or NULL: stc's runner utilities, which then belong to
+ * the library) into a shared library (-shared, -Bsymbolic; each of
+ * wrapped[0..num_wrapped) as `--wrap=<name>`, so that the library calls
+ * __wrap_<name> instead: stc-run's lazy libomp entry points), which a later
+ * start dlopens instead of linking the object with ORC. Same contract as
+ * stc_run_merge_objects. */
+stc_status stc_run_link_library(const char *linker, const char *object,
+                                size_t size, const char *archive,
+                                const char *const *wrapped, size_t num_wrapped,
+                                char **out, size_t *out_size, stc_error *err);
 
 #endif /* STC_RUN_OBJECT_MERGE_H */

@@ -4,10 +4,12 @@
  *
  * One path for cold and warm starts: the LLVM-dialect module becomes a PIC
  * host-CPU object in memory (tools/common/stc_emit.c), which LLVM's ORC
- * LLJIT links into the process; the entry is called directly. The object is
- * kept in the object cache (stc/object_cache.h, beside the tuning cache),
- * keyed by a hash of the input and of everything else that changes the code;
- * a hit skips parsing, the --tune-hot-paths pipeline and code generation.
+ * LLJIT links into the process; the entry is called directly. For the
+ * object cache (stc/object_cache.h, beside the tuning cache, keyed by a hash
+ * of the input and of everything else that changes the code), an ELF linker
+ * makes the objects one shared library (object_merge.h), which the run and
+ * later starts load with dlopen instead (load_library); a hit skips
+ * parsing, the --tune-hot-paths pipeline and code generation.
  * This file is the driver, which links LLVM but not MLIR: everything that
  * needs MLIR is the compiler module (compiler.h), loaded on a miss only, so
  * that a hit does not pay libMLIR's 8 ms of dynamic linking; for the same
@@ -51,6 +53,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <linux/memfd.h>
+#include <sys/syscall.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -127,9 +131,9 @@ static const char usage_text[] =
     "separate threads: as many as online CPUs (at most 8; fewer for a small\n"
     "module), or STC_RUN_COMPILE_THREADS=<1-8> (1: one object, optimized\n"
     "whole). For the object cache, an ELF linker (ld.lld, or\n"
-    "STC_RUN_LINKER=<path>; none: no merging) merges them into one object,\n"
-    "which a later start links faster, and the automatic count is then two\n"
-    "partitions per CPU.\n"
+    "STC_RUN_LINKER=<path>; none: no linking) merges them and links a shared\n"
+    "library, which the run and later starts load with dlopen; the automatic\n"
+    "count is then two partitions per CPU.\n"
     "\n"
     "A compile not stored in the object cache (--no-object-cache) leaves\n"
     "each site's variants other than its reference until first needed:\n"
@@ -602,6 +606,7 @@ typedef struct lazy_unit {
 } lazy_unit;
 
 typedef struct loaded_code {
+  void *library; /* the module as a shared library (load_library), or: */
   LLVMOrcLLJITRef jit;
   uint64_t entry, ctors; /* addresses, once resolved */
   bool initialized;      /* global constructors ran: destructors must too */
@@ -644,6 +649,9 @@ typedef struct object_list { /* the objects of one module, not owned */
   size_t count;
   const char *data[STC_EMIT_MAX_PARTITIONS];
   size_t size[STC_EMIT_MAX_PARTITIONS];
+  /* Or (count 0) the module linked into a shared library (load_library). */
+  const char *library;
+  size_t library_size;
 } object_list;
 
 static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib);
@@ -1026,6 +1034,16 @@ static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib) {
 /* Runs the object's global destructors (when its constructors ran) and
  * frees the JIT. */
 static void unload(loaded_code *code) {
+  if (code->library) {
+    void *dtors = code->initialized
+                      ? dlsym(code->library, STC_EMIT_DTORS_SYMBOL)
+                      : NULL;
+    if (dtors)
+      ((void (*)(void))dtors)();
+    dlclose(code->library);
+    code->library = NULL;
+    return;
+  }
   if (!code->jit) {
     if (code->ism)
       LLVMOrcDisposeIndirectStubsManager(code->ism);
@@ -1076,6 +1094,73 @@ static int resolve_entry(loaded_code *code, const run_options *options) {
     return EXIT_FAILURE_RUN;
   }
   return -1;
+}
+
+/* ---- the module as a shared library ----
+ * A cache entry may hold the module linked into a shared library
+ * (object_merge.h: stc_run_link_library) instead of its objects: dlopen
+ * maps and relocates it in ~0.05 ms where creating a JIT and linking the
+ * objects takes ~1 ms. Its undefined symbols resolve against the process:
+ * stc-run exports what the JIT would define (stc-run.exports: libstc_rt,
+ * stc's runner utilities, the lazy libomp entry points under their
+ * --wrap names), the libraries preloaded before it (--shared-libs, libc,
+ * libm). One only MLIR's runner utilities or libomp define is retried
+ * after loading them, as the JIT loads them on lookup. */
+
+/* Loads the library from a memory file (RTLD_NOW: every symbol resolved
+ * now, so that a missing one fails here, not in the run) and resolves the
+ * entry and the constructor runner; false with *why set otherwise. */
+static bool load_library(const char *data, size_t size,
+                         const run_options *options, bool openmp,
+                         loaded_code *code, char *why, size_t why_size) {
+  int fd = (int)syscall(SYS_memfd_create, "stc-run-module", MFD_CLOEXEC);
+  if (fd < 0) {
+    snprintf(why, why_size, "memfd_create: %s", strerror(errno));
+    return false;
+  }
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += (size_t)n;
+  }
+  void *library = NULL;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  if (done == size) {
+    library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library && g_default_libs_on_lookup &&
+        load_libraries(&g_default_libs_loader))
+      library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library && openmp && g_openmp_on_first_call &&
+        load_libraries(&g_openmp_loader))
+      library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      const char *reason = dlerror();
+      snprintf(why, why_size, "%s", reason ? reason : "dlopen failed");
+    }
+  } else {
+    snprintf(why, why_size, "cannot write a memory file: %s", strerror(errno));
+  }
+  close(fd); /* the mapping stays */
+  if (!library)
+    return false;
+  void *entry = dlsym(library, options->entry);
+  void *ctors = dlsym(library, STC_EMIT_CTORS_SYMBOL);
+  if (!entry || !ctors) {
+    snprintf(why, why_size, "no '%s'", entry ? STC_EMIT_CTORS_SYMBOL
+                                             : options->entry);
+    dlclose(library);
+    return false;
+  }
+  memset(code, 0, sizeof *code);
+  code->library = library;
+  code->entry = (uint64_t)(uintptr_t)entry;
+  code->ctors = (uint64_t)(uintptr_t)ctors;
+  return true;
 }
 
 /* Runs the global constructors, then calls the entry directly with the
@@ -1300,9 +1385,13 @@ static bool meta_read(const char *data, size_t size, const char *entry,
  * so that every object starts 16-byte aligned in a payload the object
  * cache aligns (stc_object_entry.storage): the JIT parses and links them
  * where they are, without a copy. Version 1 (no padding; entries of an
- * earlier stc-run) still loads, its objects copied. */
+ * earlier stc-run) still loads, its objects copied. Or the module linked
+ * into a shared library (load_library), the same way:
+ *   "stc-run library 1\n" <size> "\n", spaces up to a multiple of 16,
+ *   the library's bytes, zeros up to a multiple of 16. */
 #define OBJECTS_MAGIC "stc-run objects 2\n"
 #define OBJECTS_MAGIC_1 "stc-run objects 1\n"
+#define LIBRARY_MAGIC "stc-run library 1\n"
 
 static size_t objects_padding(size_t length) {
   return (OBJECTS_ALIGN - length % OBJECTS_ALIGN) % OBJECTS_ALIGN;
@@ -1311,14 +1400,22 @@ static size_t objects_padding(size_t length) {
 static void objects_pack(const object_list *objects, byte_buffer *out) {
   static const char zeros[OBJECTS_ALIGN];
   size_t start = out->size;
-  buffer_printf(out, OBJECTS_MAGIC "%zu\n", objects->count);
-  for (size_t i = 0; i < objects->count; i++)
-    buffer_printf(out, "%zu\n", objects->size[i]);
+  size_t count = objects->library ? 1 : objects->count;
+  const char *const *data = objects->library ? &objects->library
+                                             : objects->data;
+  const size_t *size = objects->library ? &objects->library_size
+                                        : objects->size;
+  if (objects->library)
+    buffer_printf(out, LIBRARY_MAGIC);
+  else
+    buffer_printf(out, OBJECTS_MAGIC "%zu\n", count);
+  for (size_t i = 0; i < count; i++)
+    buffer_printf(out, "%zu\n", size[i]);
   for (size_t pad = objects_padding(out->size - start); pad; pad--)
     buffer_append(out, " ", 1);
-  for (size_t i = 0; i < objects->count; i++) {
-    buffer_append(out, objects->data[i], objects->size[i]);
-    buffer_append(out, zeros, objects_padding(objects->size[i]));
+  for (size_t i = 0; i < count; i++) {
+    buffer_append(out, data[i], size[i]);
+    buffer_append(out, zeros, objects_padding(size[i]));
   }
 }
 
@@ -1334,16 +1431,16 @@ static bool all_bytes(const char *at, size_t n, char c) {
 static bool objects_unpack(const char *data, size_t size, object_list *out) {
   memset(out, 0, sizeof *out);
   meta_reader r = {data, data + size, false};
-  bool padded;
+  bool padded = true, library = false;
   if (!data)
     return false;
-  if (meta_word(&r, OBJECTS_MAGIC))
-    padded = true;
+  if (meta_word(&r, LIBRARY_MAGIC))
+    library = true;
   else if (meta_word(&r, OBJECTS_MAGIC_1))
     padded = false;
-  else
+  else if (!meta_word(&r, OBJECTS_MAGIC))
     return false;
-  long long count = meta_number(&r, '\n');
+  long long count = library ? 1 : meta_number(&r, '\n');
   if (r.bad || count < 1 || count > STC_EMIT_MAX_PARTITIONS)
     return false;
   for (long long i = 0; i < count; i++) {
@@ -1369,7 +1466,10 @@ static bool objects_unpack(const char *data, size_t size, object_list *out) {
   }
   if (at != r.end)
     return false;
-  out->count = (size_t)count;
+  if (library)
+    *out = (object_list){.library = out->data[0], .library_size = out->size[0]};
+  else
+    out->count = (size_t)count;
   return true;
 }
 
@@ -1597,12 +1697,64 @@ static void merge_objects(const char *linker, object_list *objects,
   *objects = (object_list){.count = 1, .data = {*merged}, .size = {size}};
 }
 
+/* stc's runner utilities as a static library (installed beside
+ * libstc_rt; the build tree's when the install layout is not there), which
+ * a module's shared library links what it calls of; NULL when neither is
+ * there. */
+static const char *runner_utils_archive(void) {
+  static char path[4096];
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0 && (size_t)n < sizeof exe - 1) {
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    slash[1] = 0;
+    if ((size_t)snprintf(path, sizeof path, "%s%s", exe,
+                         STC_RUN_RUNNER_UTILS_RELATIVE) < sizeof path &&
+        access(path, R_OK) == 0)
+      return path;
+  }
+  return access(STC_RUN_RUNNER_UTILS_BUILT, R_OK) == 0
+             ? STC_RUN_RUNNER_UTILS_BUILT
+             : NULL;
+}
+
+/* The module's one object linked into a shared library (*library owns
+ * its bytes; objects->library points at them); when the linker fails,
+ * says why, and the entry holds the object. */
+static void link_library(const char *linker, object_list *objects,
+                         char **library) {
+  size_t count = 0;
+  const stc_rt_symbol *openmp = stc_rt__lazy_openmp_symbols(&count);
+  const char *wrapped[16];
+  if (count > sizeof wrapped / sizeof *wrapped)
+    count = 0; /* cannot happen: nine entry points */
+  for (size_t i = 0; i < count; i++)
+    wrapped[i] = openmp[i].name;
+  const char *archive = runner_utils_archive();
+  if (!archive)
+    return; /* the library would have no printers: the JIT links the object */
+  size_t size = 0;
+  stc_error err;
+  stc_error_clear(&err);
+  if (stc_run_link_library(linker, objects->data[0], objects->size[0], archive,
+                           wrapped, count, library, &size, &err) != STC_OK) {
+    cache_warning("cannot link the module into a shared library: %s; "
+                  "storing its object (STC_RUN_LINKER=none stops trying)",
+                  err.message);
+    return;
+  }
+  objects->library = *library;
+  objects->library_size = size;
+}
+
 /* ---- the whole flow ---- */
 
 typedef struct phase_times {
   double read, key, lookup, compiler, parse, pipeline, libs, translate, codegen,
       store, load;
   int partitions; /* objects compiled (0: none, a hit) */
+  bool library;   /* the module loaded as a shared library */
   size_t lazy_units; /* variant units left to their first call */
   stc_emit_timing emit; /* the compile's CPU times */
 } phase_times;
@@ -1617,10 +1769,11 @@ static void print_timing(const phase_times *times, const char *outcome) {
           "translate+optimize %.3f s, codegen %.3f s, store %.3f s, "
           "load+link %.3f s\n"
           "stc-run: timing: compile %.3f s (everything before the entry "
-          "runs), %d compile partition(s)\n",
+          "runs), %d compile partition(s)%s\n",
           times->read, times->key, times->lookup, times->compiler, times->parse,
           times->pipeline, times->libs, times->translate, times->codegen,
-          times->store, times->load, total, times->partitions);
+          times->store, times->load, total, times->partitions,
+          times->library ? ", loaded as a shared library" : "");
   if (times->partitions > 1)
     fprintf(stderr,
             "stc-run: timing: LLVM CPU: %.3f s on the calling thread, "
@@ -1715,19 +1868,49 @@ static int run(const run_options *options) {
   object_list objects = {0};
   stc_run_compile_result compiled = {0};
   const stc_emit_lazy *lazy = NULL;
-  bool openmp = false;
-  /* A compile for the cache whose partitions one object will hold. */
+  bool openmp = false, libraries_loaded = false;
+  loaded_code loaded = {0};
+  char why[512];
+  /* A compile for the cache whose partitions one object will hold, linked
+   * into a shared library when stc's runner utilities are the default
+   * libraries (the library calls their names). */
   bool lazy_variants = lazy_variants_wanted(&use);
   const char *linker =
       use.cache && !lazy_variants ? stc_run_object_linker() : NULL;
-  char *merged = NULL;
+  char *merged = NULL, *library = NULL;
   if (hit) {
-    free(text);
     code = stc_run_check_entry_facts(&facts.entry, options->entry,
                                      options->result);
     openmp = facts.openmp;
     objects_unpack(entry.object, entry.object_size, &objects); /* checked */
-  } else {
+  }
+  /* The library calls stc's runner utilities, which stand for the default
+   * libraries: without them, the objects are what the JIT must see. */
+  if (hit && code < 0 && objects.library && !options->default_libs) {
+    stc_object_entry_clear(&entry);
+    objects = (object_list){0};
+    hit = false;
+  }
+  if (hit && code < 0 && objects.library) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    libraries_loaded = true;
+    if (!preload_libraries(options, openmp))
+      code = EXIT_FAILURE_RUN;
+    times.libs = stc_run_seconds_since(&t);
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (code < 0 && !load_library(objects.library, objects.library_size,
+                                  options, openmp, &loaded, why, sizeof why)) {
+      /* It loaded when it was stored: something changed. Compile. */
+      cache_warning("%s: the module's shared library did not load (%s); "
+                    "compiling",
+                    stc_object_cache_path(use.cache), why);
+      stc_object_entry_clear(&entry);
+      objects = (object_list){0};
+      hit = false;
+    }
+    times.load = stc_run_seconds_since(&t);
+  }
+  if (!hit) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     if (!nesting_ok(text, length, stc_run_input_name, max_nesting))
       code = EXIT_INPUT;
@@ -1737,7 +1920,6 @@ static int run(const run_options *options) {
     if (code < 0)
       code = compile(options, text, length, lazy_variants, linker != NULL,
                      &times, &compiled);
-    free(text);
     lazy = compiled.lazy;
     openmp = compiled.openmp;
     objects.count = compiled.objects.count;
@@ -1745,30 +1927,48 @@ static int run(const run_options *options) {
       objects.data[i] = compiled.objects.data[i];
       objects.size[i] = compiled.objects.size[i];
     }
-    /* The partitions as one object, which this run links too: what is
-     * stored is what ran. */
+    /* The partitions as one object, and that linked into a library; this
+     * run loads what is stored, so what is stored is what ran. */
     clock_gettime(CLOCK_MONOTONIC, &t);
     if (code < 0 && linker && !lazy && objects.count > 1)
       merge_objects(linker, &objects, &merged);
+    if (code < 0 && linker && !lazy && objects.count == 1 &&
+        options->default_libs)
+      link_library(linker, &objects, &library);
     times.store = stc_run_seconds_since(&t);
   }
+  free(text);
   clock_gettime(CLOCK_MONOTONIC, &t);
-  if (code < 0 && !preload_libraries(options, openmp))
+  if (code < 0 && !libraries_loaded && !preload_libraries(options, openmp))
     code = EXIT_FAILURE_RUN;
-  times.libs = stc_run_seconds_since(&t);
+  if (!libraries_loaded)
+    times.libs = stc_run_seconds_since(&t);
 
-  loaded_code loaded = {0};
-  if (code < 0) {
+  if (code < 0 && !loaded.library) {
     clock_gettime(CLOCK_MONOTONIC, &t);
-    if (!load_objects(&objects, lazy, options->compile_threads, &loaded))
-      code = EXIT_FAILURE_RUN;
-    else
-      code = resolve_entry(&loaded, options);
-    if (code < 0 && loaded.lazy)
-      lazy_units_ready(&loaded);
+    if (objects.library &&
+        !load_library(objects.library, objects.library_size, options, openmp,
+                      &loaded, why, sizeof why)) {
+      /* The JIT links the object instead, and that is stored. */
+      if (options->timing)
+        fprintf(stderr,
+                "stc-run: timing: the module's shared library did not load "
+                "(%s); the JIT links its object\n",
+                why);
+      objects.library = NULL;
+    }
+    if (!loaded.library) {
+      if (!load_objects(&objects, lazy, options->compile_threads, &loaded))
+        code = EXIT_FAILURE_RUN;
+      else
+        code = resolve_entry(&loaded, options);
+      if (code < 0 && loaded.lazy)
+        lazy_units_ready(&loaded);
+    }
     times.load = stc_run_seconds_since(&t);
   }
-  /* Stored once linked: an object the JIT cannot link (a library that is
+  times.library = loaded.library != NULL;
+  /* Stored once loaded: an object the JIT cannot link (a library that is
    * missing, a symbol nothing defines) is not kept for the next start. */
   if (!hit && code < 0) {
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -1809,6 +2009,7 @@ static int run(const run_options *options) {
   else if (g_compiler)
     g_compiler->result_free(&compiled);
   free(merged);
+  free(library);
   return code;
 }
 

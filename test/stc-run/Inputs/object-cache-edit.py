@@ -9,9 +9,13 @@ stc-run's object cache (test/stc-run/object-cache.test):
                                       (a valid entry holding another key)
   object-cache-edit.py container DIR  add one to the object count of
                                       stc-run's container of objects (the
-                                      payload; checksum redone)
-  object-cache-edit.py count DIR      print "objects <n>": how many objects
-                                      that container holds (nothing changed)
+                                      payload), or 16 to a shared library's
+                                      size (checksum redone)
+  object-cache-edit.py count DIR      print "objects <n>" (how many objects
+                                      that container holds) or "library" (it
+                                      holds a shared library); nothing changed
+  object-cache-edit.py unloadable DIR overwrite the shared library's ELF
+                                      header with zeros (checksum redone)
   object-cache-edit.py container1 DIR rewrite that container as version 1
                                       (no alignment padding), as an earlier
                                       stc-run stored it (checksum redone)
@@ -82,10 +86,22 @@ def main():
     mode, directory = sys.argv[1], sys.argv[-1]
     path = only_entry(directory)
     data = bytearray(open(path, "rb").read())
+    library = b"stc-run library 1\n"
     if mode == "count":
+        if library in data:
+            print("library")
+            return
         magic = b"stc-run objects 2\n"
         at = data.index(magic) + len(magic)
         print("objects %d" % int(data[at:data.index(b"\n", at)]))
+        return
+    if mode == "unloadable":
+        body = bytearray(data[: data.rindex(b"checksum ")])
+        at = body.index(b"\x7fELF", body.index(library))
+        body[at:at + 64] = bytes(64)
+        data = with_checksum(bytes(body))
+        with open(path, "wb") as out:
+            out.write(data)
         return
     if mode == "corrupt":
         data[len(data) // 2] ^= 0x01
@@ -97,10 +113,11 @@ def main():
         data = with_checksum(body)
     elif mode == "container":
         body = bytes(data[: data.rindex(b"checksum ")])
-        magic = b"stc-run objects 2\n" if b"stc-run objects 2\n" in body else b"stc-run objects 1\n"
+        magic = (library if library in body else b"stc-run objects 2\n"
+                 if b"stc-run objects 2\n" in body else b"stc-run objects 1\n")
         at = body.index(magic) + len(magic)
         end = body.index(b"\n", at)
-        count = int(body[at:end]) + 1
+        count = int(body[at:end]) + (16 if magic == library else 1)
         body = body[:at] + str(count).encode() + body[end:]
         data = with_checksum(body)
     elif mode == "container1":
