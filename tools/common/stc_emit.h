@@ -57,9 +57,9 @@ void stc_emit_lazy_free(stc_emit_lazy *lazy);
  * ifuncs or comdats), each optimized and emitted on its own thread; 1 is
  * one object, optimized whole; 0 is as many as online CPUs (at most
  * STC_EMIT_MAX_PARTITIONS), fewer for a small module; a negative n is the
- * same with -n partitions per CPU (for a caller that merges the objects
- * afterwards: the scheduler then balances partitions whose instruction
- * counts misjudge their cost). timing may be NULL. */
+ * same with up to -n partitions per CPU for a big module (for a caller that
+ * merges the objects afterwards: the scheduler then balances partitions
+ * whose instruction counts misjudge their cost). timing may be NULL. */
 /* With lazy non-NULL, the module's non-reference variants become lazy units
  * (*lazy; NULL when there are none, e.g. no dispatch tables, or a module
  * with aliases, ifuncs or comdats, which compiles whole): the objects in
