@@ -50,20 +50,25 @@ const char *stc_run_object_linker(void) {
   return search_path("ld.lld", found, sizeof found);
 }
 
-static bool write_file(const char *path, const char *data, size_t size) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return false;
+bool stc_run_write_all(int fd, const char *data, size_t size) {
   size_t done = 0;
   while (done < size) {
     ssize_t n = write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
-      break;
+      return false;
     done += (size_t)n;
   }
-  return close(fd) == 0 && done == size;
+  return true;
+}
+
+static bool write_file(const char *path, const char *data, size_t size) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return false;
+  bool written = stc_run_write_all(fd, data, size);
+  return close(fd) == 0 && written;
 }
 
 /* The file's bytes (malloc'd, NUL-appended), or NULL. */

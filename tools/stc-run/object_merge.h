@@ -16,7 +16,13 @@
 
 #include "stc/status.h"
 
+#include <stdbool.h>
+
 #include <stddef.h>
+
+/* Writes all of data to fd (retrying short writes and EINTR); false with
+ * errno set otherwise. */
+bool stc_run_write_all(int fd, const char *data, size_t size);
 
 /* The linker's path (static storage), or NULL when there is none or
  * STC_RUN_LINKER turns merging off. */

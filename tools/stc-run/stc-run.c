@@ -1118,19 +1118,10 @@ static bool load_library(const char *data, size_t size,
     snprintf(why, why_size, "memfd_create: %s", strerror(errno));
     return false;
   }
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = write(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    done += (size_t)n;
-  }
   void *library = NULL;
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  if (done == size) {
+  if (stc_run_write_all(fd, data, size)) {
     library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!library && g_default_libs_on_lookup &&
         load_libraries(&g_default_libs_loader))
