@@ -383,6 +383,18 @@ static bool nesting_ok(const char *text, size_t length, const char *name,
 /* Loaded on the first compile; NULL before (a hit never loads it). */
 static const stc_run_compiler *g_compiler;
 
+/* relative, from stc-run's own folder, into path (size bytes); false when
+ * /proc/self/exe cannot be read or the result does not fit. */
+static bool beside_stc_run(const char *relative, char *path, size_t size) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0 || (size_t)n >= sizeof exe - 1)
+    return false;
+  exe[n] = 0;
+  strrchr(exe, '/')[1] = 0;
+  return (size_t)snprintf(path, size, "%s%s", exe, relative) < size;
+}
+
 /* Where the module is: $STC_RUN_COMPILER, else STC_RUN_COMPILER_RELATIVE
  * from the directory of stc-run's executable (the build and the install
  * trees lay them out alike). malloc'd; NULL without memory. */
@@ -390,18 +402,10 @@ static char *compiler_path(void) {
   const char *setting = getenv("STC_RUN_COMPILER");
   if (setting && *setting)
     return strdup(setting);
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0 || (size_t)n >= sizeof exe - 1)
+  char path[8192];
+  if (!beside_stc_run(STC_RUN_COMPILER_RELATIVE, path, sizeof path))
     return strdup(STC_RUN_COMPILER_RELATIVE); /* relative to the cwd */
-  exe[n] = 0;
-  char *slash = strrchr(exe, '/');
-  slash[1] = 0;
-  size_t size = strlen(exe) + sizeof STC_RUN_COMPILER_RELATIVE;
-  char *path = malloc(size);
-  if (path)
-    snprintf(path, size, "%s%s", exe, STC_RUN_COMPILER_RELATIVE);
-  return path;
+  return strdup(path);
 }
 
 /* Loads the compiler module (with it libMLIR); false after saying why. */
@@ -1100,10 +1104,11 @@ static int resolve_entry(loaded_code *code, const run_options *options) {
  * A cache entry may hold the module linked into a shared library
  * (object_merge.h: stc_run_link_library) instead of its objects: dlopen
  * maps and relocates it in ~0.05 ms where creating a JIT and linking the
- * objects takes ~1 ms. Its undefined symbols resolve against the process:
- * stc-run exports what the JIT would define (stc-run.exports: libstc_rt,
- * stc's runner utilities, the lazy libomp entry points under their
- * --wrap names), the libraries preloaded before it (--shared-libs, libc,
+ * objects takes ~1 ms. It carries what it calls of stc's runner
+ * utilities; its other undefined symbols resolve against the process:
+ * what stc-run exports of what the JIT would define (stc-run.exports:
+ * libstc_rt, memrefCopy, the lazy libomp entry points under their --wrap
+ * names) and the libraries preloaded before it (--shared-libs, libc,
  * libm). One only MLIR's runner utilities or libomp define is retried
  * after loading them, as the JIT loads them on lookup. */
 
@@ -1693,18 +1698,10 @@ static void merge_objects(const char *linker, object_list *objects,
  * a module's shared library links what it calls of; NULL when neither is
  * there. */
 static const char *runner_utils_archive(void) {
-  static char path[4096];
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0 && (size_t)n < sizeof exe - 1) {
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    slash[1] = 0;
-    if ((size_t)snprintf(path, sizeof path, "%s%s", exe,
-                         STC_RUN_RUNNER_UTILS_RELATIVE) < sizeof path &&
-        access(path, R_OK) == 0)
-      return path;
-  }
+  static char path[8192];
+  if (beside_stc_run(STC_RUN_RUNNER_UTILS_RELATIVE, path, sizeof path) &&
+      access(path, R_OK) == 0)
+    return path;
   return access(STC_RUN_RUNNER_UTILS_BUILT, R_OK) == 0
              ? STC_RUN_RUNNER_UTILS_BUILT
              : NULL;
@@ -1795,7 +1792,8 @@ static int compile(const run_options *options, const char *text, size_t length,
       .entry = options->entry,
       .result = options->result,
       .opt_level = options->opt_level,
-      /* Objects to be merged: two partitions a CPU (object_merge.h). */
+      /* Objects to be merged: up to two partitions a CPU for a big
+       * module (stc_emit.h, object_merge.h). */
       .compile_threads = options->compile_threads == 0 && merged
                              ? -2
                              : options->compile_threads,
