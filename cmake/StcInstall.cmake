@@ -39,9 +39,10 @@ if(STC_BUILD_COMPILER)
 endif()
 install(TARGETS ${_stc_tools} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
 if(STC_BUILD_COMPILER)
-  # stc-run's compiler module, where stc-run looks for it (tools/stc-run).
-  install(TARGETS stc-run-compiler LIBRARY DESTINATION "${STC_RUN_COMPILER_DIR}"
-    COMPONENT tools)
+  # stc-run's compiler and JIT modules, where stc-run looks for them
+  # (tools/stc-run).
+  install(TARGETS stc-run-compiler stc-run-jit
+    LIBRARY DESTINATION "${STC_RUN_COMPILER_DIR}" COMPONENT tools)
 endif()
 
 # ---- libraries ----

@@ -52,7 +52,7 @@ head -n 1 "$work/stc-opt-version.txt"
 stc-run --version
 
 # stc-run compiles with its compiler module, from the prefix (a miss), and
-# runs the stored object without it (a hit).
+# runs the stored library without it, and without LLVM (a hit).
 echo "== stc-run"
 for start in first second; do
   LD_DEBUG=files STC_TUNE=off stc-run --timing --tune-hot-paths "$here/Inputs/matmul.mlir" \
@@ -60,7 +60,14 @@ for start in first second; do
   grep -o 'object cache: .*' "$work/stc-run-$start.err"
   grep -o 'file=[^ ]*stc-run-compiler\.so .*dynamically loaded' "$work/stc-run-$start.err" |
     sed "s|$prefix/|PREFIX/|; s| .*||" || echo "no compiler"
+  grep -q 'file=[^ ]*libLLVM' "$work/stc-run-$start.err" && echo "libLLVM" || echo "no libLLVM"
 done
+# Without the object cache, the JIT module links the objects, from the
+# prefix too.
+LD_DEBUG=files STC_TUNE=off stc-run --no-object-cache --tune-hot-paths "$here/Inputs/matmul.mlir" \
+  2> "$work/stc-run-jit.err" | grep -o 'sizes = \[[0-9, ]*\]'
+grep -o 'file=[^ ]*stc-run-jit\.so .*dynamically loaded' "$work/stc-run-jit.err" |
+  sed "s|$prefix/|PREFIX/|; s| .*||" || echo "no JIT module"
 
 echo "== cmake"
 mkdir "$work/cmake-project"

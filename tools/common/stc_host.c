@@ -65,24 +65,10 @@ LLVMTargetMachineRef stc_host_machine(LLVMCodeGenOptLevel level,
 }
 
 LLVMTargetMachineRef stc_host_link_machine(stc_error *err) {
-  const char *triple, *cpu, *features;
-  host(&triple, &cpu, &features);
-  return create_machine(triple, "", "", LLVMCodeGenLevelDefault, err);
-}
-
-stc_status stc_host_identity(char **text, stc_error *err) {
-  const char *triple, *cpu, *features;
-  host(&triple, &cpu, &features);
-  unsigned major = 0, minor = 0, patch = 0;
-  LLVMGetVersion(&major, &minor, &patch);
-  size_t length = strlen(triple) + strlen(cpu) + strlen(features) + 96;
-  *text = malloc(length);
-  if (*text)
-    snprintf(*text, length, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\n",
-             major, minor, patch, triple, cpu, features);
-  if (!*text) {
-    stc_error_set(err, NULL, 0, 0, "out of memory");
-    return STC_ERR_NOMEM;
-  }
-  return STC_OK;
+  LLVMInitializeNativeTarget();
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetMachineRef machine =
+      create_machine(triple, "", "", LLVMCodeGenLevelDefault, err);
+  LLVMDisposeMessage(triple);
+  return machine;
 }

@@ -1,7 +1,7 @@
 /* stc_host.h - the host machine as LLVM sees it (triple, CPU name and
  * features), detected once per process, and target machines for it. LLVM
- * only (no MLIR): stc-run's start on an object-cache hit keys and links with
- * it without loading MLIR; stc_emit compiles for it. */
+ * only (no MLIR): stc-run's JIT module links with it without loading MLIR;
+ * stc_emit compiles for it. */
 #ifndef STC_HOST_H
 #define STC_HOST_H
 
@@ -22,10 +22,5 @@ LLVMTargetMachineRef stc_host_machine(LLVMCodeGenOptLevel level,
  * over their implications, and the host's hundred or so made each of the
  * three machines LLJIT creates cost ~0.2 ms on a warm start. */
 LLVMTargetMachineRef stc_host_link_machine(stc_error *err);
-
-/* What code emitted for this host depends on besides its input: LLVM
- * version, target triple, host CPU name and features, as lines of text
- * (malloc'd), for a compiled-code cache key. */
-stc_status stc_host_identity(char **text, stc_error *err);
 
 #endif /* STC_HOST_H */

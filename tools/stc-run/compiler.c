@@ -338,13 +338,13 @@ const stc_run_compiler *stc_run_compiler_table(void)
     __attribute__((visibility("default")));
 const stc_run_compiler *stc_run_compiler_table(void) {
   static stc_run_compiler table = {
-      .abi = STC_RUN_COMPILER_ABI,
+      .header.abi = STC_RUN_COMPILER_ABI,
       .compile = compile,
       .result_free = result_free,
       .lazy_units = stc_emit_lazy_units,
       .lazy_roots = stc_emit_lazy_roots,
       .lazy_compile = stc_emit_lazy_compile,
   };
-  table.version = stc_version(); /* not a constant expression */
+  table.header.version = stc_version(); /* not a constant expression */
   return &table;
 }

@@ -21,7 +21,7 @@
 /* The module's one exported symbol: a function returning its table. */
 #define STC_RUN_COMPILER_SYMBOL "stc_run_compiler_table"
 /* Bumped whenever the request, the result or the table change. */
-#define STC_RUN_COMPILER_ABI 1
+#define STC_RUN_COMPILER_ABI 2
 
 typedef struct stc_run_compile_request {
   const char *input_name; /* for messages: the file or "<stdin>" */
@@ -48,8 +48,7 @@ typedef struct stc_run_compile_result {
 } stc_run_compile_result;
 
 typedef struct stc_run_compiler {
-  unsigned abi;        /* STC_RUN_COMPILER_ABI */
-  const char *version; /* stc_version() of the module's build */
+  stc_run_part_header header; /* STC_RUN_COMPILER_ABI */
   /* Parses, runs the pipeline, checks the module and the entry, compiles.
    * -1 on success (*result filled; the caller frees it with
    * result_free), else an exit code after printing why. */

@@ -24,6 +24,13 @@ typedef enum result_kind {
   RESULT_F32,
 } result_kind;
 
+/* What the table of a loadable part of stc-run begins with (compiler.h,
+ * jit.h): the driver refuses a part of another build. */
+typedef struct stc_run_part_header {
+  unsigned abi;        /* the table's interface version */
+  const char *version; /* stc_version() of the part's build */
+} stc_run_part_header;
+
 /* "void", "i32", "i64", "f32": --entry-point-result's values. */
 extern const char *const stc_run_result_names[4];
 

@@ -2,23 +2,25 @@
  * libstc_rt's entry points registered so that an instrumented module records
  * regions and writes $STC_PROFILE_OUT.
  *
- * One path for cold and warm starts: the LLVM-dialect module becomes a PIC
- * host-CPU object in memory (tools/common/stc_emit.c), which LLVM's ORC
+ * One path for cold and warm starts: the LLVM-dialect module becomes PIC
+ * host-CPU objects in memory (tools/common/stc_emit.c), which LLVM's ORC
  * LLJIT links into the process; the entry is called directly. For the
  * object cache (stc/object_cache.h, beside the tuning cache, keyed by a hash
  * of the input and of everything else that changes the code), an ELF linker
  * makes the objects one shared library (object_merge.h), which the run and
  * later starts load with dlopen instead (load_library); a hit skips
- * parsing, the --tune-hot-paths pipeline and code generation.
- * This file is the driver, which links LLVM but not MLIR: everything that
- * needs MLIR is the compiler module (compiler.h), loaded on a miss only, so
- * that a hit does not pay libMLIR's 8 ms of dynamic linking; for the same
- * reason MLIR's runner utilities (which load libMLIR) give way to stc's own
- * (stc/runner_utils.h) and are loaded only for a symbol only they define.
- * Lazy variants: when nothing is stored, the non-reference variants of the
- * dispatch sites are left out of that object and compiled when first
+ * parsing, the --tune-hot-paths pipeline, code generation and linking.
+ * This file is the driver, which links neither LLVM nor MLIR: what needs
+ * MLIR is the compiler module (compiler.h), loaded on a miss only, and what
+ * needs LLVM the JIT module (jit.h), loaded only to link objects, so that a
+ * hit pays neither libMLIR's 8 ms nor libLLVM's 9 ms of dynamic linking
+ * (the object cache's key reads the CPU itself: host_identity.h); for the
+ * same reason MLIR's runner utilities (which load libMLIR) give way to
+ * stc's own (stc/runner_utils.h) and are loaded only for a symbol only they
+ * define. Lazy variants: when nothing is stored, the non-reference variants
+ * of the dispatch sites are left out of the objects and compiled when first
  * needed: before their site explores, or on their first call
- * (stc_emit_lazy, add_lazy_units and prepare_site below).
+ * (stc_emit_lazy; the JIT module's lazy units).
  *
  * In: a module already lowered to the LLVM dialect (file or stdin), the entry
  * point name and result type, shared libraries. Out: whatever the program
@@ -38,16 +40,11 @@
 #include "stc/runner_utils.h"
 #include "stc/status.h"
 #include "stc/tuner_cache.h"
+#include "host_identity.h"
+#include "jit.h"
 #include "stc_diagnostic_text.h"
 #include "stc_emit_objects.h"
-#include "stc_host.h"
 #include "tune_pipeline_facts.h"
-
-#include <llvm-c/Core.h>
-#include <llvm-c/Error.h>
-#include <llvm-c/LLJIT.h>
-#include <llvm-c/Orc.h>
-#include <llvm-c/Target.h>
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -143,9 +140,10 @@ static const char usage_text[] =
     "A module with parallel variants loads libomp when the first of them\n"
     "runs, not before the entry (STC_RUN_LAZY_OPENMP=0: before).\n"
     "\n"
-    "A start whose object cache holds the module does not load MLIR: the\n"
-    "compiler (stc-run-compiler.so, beside stc's libraries, or\n"
-    "$STC_RUN_COMPILER) is loaded only to compile.\n"
+    "A start whose object cache holds the module loads neither MLIR nor\n"
+    "LLVM: the compiler (stc-run-compiler.so, beside stc's libraries, or\n"
+    "$STC_RUN_COMPILER) is loaded only to compile, the JIT\n"
+    "(stc-run-jit.so, beside it, or $STC_RUN_JIT) only to link objects.\n"
     "\n"
     "Exit status: 0 ok, 1 run failure, 2 bad option, 3 bad input.\n";
 
@@ -395,53 +393,70 @@ static bool beside_stc_run(const char *relative, char *path, size_t size) {
   return (size_t)snprintf(path, size, "%s%s", exe, relative) < size;
 }
 
-/* Where the module is: $STC_RUN_COMPILER, else STC_RUN_COMPILER_RELATIVE
- * from the directory of stc-run's executable (the build and the install
- * trees lay them out alike). malloc'd; NULL without memory. */
-static char *compiler_path(void) {
-  const char *setting = getenv("STC_RUN_COMPILER");
-  if (setting && *setting)
-    return strdup(setting);
+/* A loadable part of stc-run (compiler.h, jit.h): a module beside the
+ * executable whose one exported function returns its table. */
+typedef struct loadable_part {
+  const char *name;     /* for messages: stc-run's <name> */
+  const char *setting;  /* the environment variable that names its path */
+  const char *relative; /* its path from stc-run's directory */
+  const char *symbol;   /* the function that returns its table */
+  unsigned abi;         /* the table's interface this stc-run speaks */
+  const char *purpose;  /* what it is loaded for, for messages */
+  const stc_run_part_header *table; /* once loaded */
+} loadable_part;
+
+static loadable_part g_compiler_part = {
+    "compiler", "STC_RUN_COMPILER", STC_RUN_COMPILER_RELATIVE,
+    STC_RUN_COMPILER_SYMBOL, STC_RUN_COMPILER_ABI,
+    "it compiles what the object cache does not hold", NULL};
+static loadable_part g_jit_part = {
+    "JIT", "STC_RUN_JIT", STC_RUN_JIT_RELATIVE, STC_RUN_JIT_SYMBOL,
+    STC_RUN_JIT_ABI, "it links compiled objects into the process", NULL};
+
+/* Loads a part once: from $<setting>, else from <relative> to the
+ * directory of stc-run's executable (the build and the install trees lay
+ * them out alike). False after saying why. */
+static bool load_part(loadable_part *part) {
+  if (part->table)
+    return true;
+  const char *setting = getenv(part->setting);
   char path[8192];
-  if (!beside_stc_run(STC_RUN_COMPILER_RELATIVE, path, sizeof path))
-    return strdup(STC_RUN_COMPILER_RELATIVE); /* relative to the cwd */
-  return strdup(path);
+  if (setting && *setting)
+    snprintf(path, sizeof path, "%s", setting);
+  else if (!beside_stc_run(part->relative, path, sizeof path))
+    snprintf(path, sizeof path, "%s", part->relative); /* from the cwd */
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  const stc_run_part_header *(*get)(void) =
+      handle ? (const stc_run_part_header *(*)(void))dlsym(handle, part->symbol)
+             : NULL;
+  const stc_run_part_header *table = get ? get() : NULL;
+  if (!table) {
+    const char *reason = dlerror();
+    stc_run_error("cannot load stc-run's %s '%s': %s (%s; set %s to its "
+                  "path, or reinstall stc)",
+                  part->name, path, reason ? reason : "no table", part->purpose,
+                  part->setting);
+  } else if (table->abi != part->abi ||
+             strcmp(table->version, stc_version()) != 0) {
+    stc_run_error("stc-run's %s '%s' belongs to another build (stc %s, "
+                  "interface %u; this stc-run is %s, interface %u): install "
+                  "them together",
+                  part->name, path, table->version, table->abi, stc_version(),
+                  part->abi);
+    table = NULL;
+  }
+  if (!table && handle)
+    dlclose(handle);
+  part->table = table;
+  return table != NULL;
 }
 
 /* Loads the compiler module (with it libMLIR); false after saying why. */
 static bool load_compiler(void) {
-  if (g_compiler)
-    return true;
-  char *path = compiler_path();
-  if (!path) {
-    stc_run_error("out of memory");
+  if (!load_part(&g_compiler_part))
     return false;
-  }
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  stc_run_compiler_fn get =
-      handle ? (stc_run_compiler_fn)dlsym(handle, STC_RUN_COMPILER_SYMBOL)
-             : NULL;
-  const stc_run_compiler *compiler = get ? get() : NULL;
-  if (!compiler) {
-    const char *reason = dlerror();
-    stc_run_error("cannot load stc-run's compiler '%s': %s (it compiles what "
-                  "the object cache does not hold; set STC_RUN_COMPILER to "
-                  "its path, or reinstall stc)",
-                  path, reason ? reason : "no stc-run compiler table");
-  } else if (compiler->abi != STC_RUN_COMPILER_ABI ||
-             strcmp(compiler->version, stc_version()) != 0) {
-    stc_run_error("stc-run's compiler '%s' belongs to another build (stc %s, "
-                  "interface %u; this stc-run is %s, interface %u): install "
-                  "them together",
-                  path, compiler->version, compiler->abi, stc_version(),
-                  (unsigned)STC_RUN_COMPILER_ABI);
-    compiler = NULL;
-  }
-  if (!compiler && handle)
-    dlclose(handle);
-  free(path);
-  g_compiler = compiler;
-  return compiler != NULL;
+  g_compiler = (const stc_run_compiler *)g_compiler_part.table;
+  return true;
 }
 
 /* Lazy units exist only after a compile, so only with the module. */
@@ -600,56 +615,22 @@ static bool preload_libraries(const run_options *options, bool openmp) {
   return true;
 }
 
-/* One lazy variant unit as the JIT sees it (the context of its
- * materialization unit). */
-typedef struct lazy_unit {
-  struct loaded_code *code;
-  size_t index;
-  uint64_t stubs[2];    /* its entries' stub addresses (the tables') */
-  atomic_bool prepared; /* an explore hook has compiled it */
-} lazy_unit;
+/* The JIT module (jit.h), loaded when objects must be linked: a start that
+ * loads the module as a shared library loads neither it nor libLLVM. */
+static const stc_run_jit *g_jit;
+
+/* The JIT's loaders' load: libraries_on_lookup's. */
+static bool load_libraries_for_jit(void *libs) { return load_libraries(libs); }
 
 typedef struct loaded_code {
   void *library; /* the module as a shared library (load_library), or: */
-  LLVMOrcLLJITRef jit;
+  stc_run_jit_code *jit; /* its objects linked by the JIT module */
   uint64_t entry, ctors; /* addresses, once resolved */
   bool initialized;      /* global constructors ran: destructors must too */
-  /* Lazy variant units (NULL: everything was compiled eagerly): stubs
-   * (ism) whose first call goes through lctm to the unit's compile. */
-  const stc_emit_lazy *lazy;
-  lazy_unit *units;
-  LLVMOrcIndirectStubsManagerRef ism;
-  LLVMOrcLazyCallThroughManagerRef lctm;
-  atomic_size_t units_compiled;
-  atomic_uint_fast64_t compile_ns; /* their compile times, summed */
-  int compile_threads; /* for a site's candidates before it explores */
-  atomic_size_t units_prepared;    /* asked for by prepare_site */
-  atomic_uint_fast64_t prepare_ns; /* prepare_site's wall time, summed */
 } loaded_code;
 
-/* Prints an ORC error after "stc-run: error: <what>: " and consumes it. */
-static void orc_error(LLVMErrorRef err, const char *what) {
-  char *message = LLVMGetErrorMessage(err);
-  stc_run_error("%s for '%s': %s", what, stc_run_input_name, message);
-  LLVMDisposeErrorMessage(message);
-}
-
-static uint64_t orc_lookup(loaded_code *code, const char *name) {
-  LLVMOrcExecutorAddress address = 0;
-  LLVMErrorRef err = LLVMOrcLLJITLookup(code->jit, &address, name);
-  if (err) {
-    /* The JIT session already reported why (e.g. "Symbols not found"). */
-    LLVMConsumeError(err);
-    return 0;
-  }
-  return address;
-}
-
-/* Links the objects into a new LLJIT (one JITDylib): libstc_rt's symbols are absolute
- * definitions (they take precedence, as with MLIR's ExecutionEngine), every
- * other undefined symbol is looked up in the process (libraries loaded
- * above included). Linking itself happens at the first lookup. */
-typedef struct object_list { /* the objects of one module, not owned */
+/* The objects of one module, not owned. */
+typedef struct object_list {
   size_t count;
   const char *data[STC_EMIT_MAX_PARTITIONS];
   size_t size[STC_EMIT_MAX_PARTITIONS];
@@ -658,135 +639,9 @@ typedef struct object_list { /* the objects of one module, not owned */
   size_t library_size;
 } object_list;
 
-static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib);
-
-/* The JIT's definition generator for libraries_on_lookup (context). */
-static LLVMErrorRef
-load_libraries_on_lookup(LLVMOrcDefinitionGeneratorRef generator, void *context,
-                         LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
-                         LLVMOrcJITDylibRef dylib,
-                         LLVMOrcJITDylibLookupFlags flags,
-                         LLVMOrcCLookupSet symbols, size_t count) {
-  (void)generator, (void)state, (void)kind, (void)dylib, (void)flags;
-  libraries_on_lookup *libs = context;
-  for (size_t i = 0; i < count; i++) {
-    if (!libs->needs(LLVMOrcSymbolStringPoolEntryStr(symbols[i].Name)))
-      continue;
-    if (load_libraries(libs))
-      return LLVMErrorSuccess;
-    char message[128];
-    snprintf(message, sizeof message, "cannot load %s", libs->what);
-    return LLVMCreateStringError(message);
-  }
-  return LLVMErrorSuccess;
-}
-
-/* The alignment an object's bytes need to be parsed where they are. */
-#define OBJECTS_ALIGN 16
-
-static bool load_objects(const object_list *objects,
-                         const stc_emit_lazy *lazy, int compile_threads,
-                         loaded_code *code) {
-  LLVMInitializeNativeTarget();
-  LLVMInitializeNativeAsmPrinter();
-  memset(code, 0, sizeof *code);
-  code->lazy = lazy;
-  code->compile_threads = compile_threads;
-  /* The JIT links objects only (compiles make their own host machines):
-   * a machine without the host's features (stc_host.h) spares both LLJIT's
-   * CPUID detection and the features' closure in each machine it creates. */
-  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
-  stc_error machine_err;
-  stc_error_clear(&machine_err);
-  LLVMTargetMachineRef machine = stc_host_link_machine(&machine_err);
-  if (machine)
-    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
-        builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(machine));
-  LLVMErrorRef err = LLVMOrcCreateLLJIT(&code->jit, builder);
-  if (err) {
-    code->jit = NULL;
-    orc_error(err, "cannot create the execution engine");
-    return false;
-  }
-  LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(code->jit);
-  /* libstc_rt's; the lazy OpenMP entry points; stc's runner utilities. */
-  static const stc_rt_symbol memref_copy[] = {
-      {"memrefCopy", (void *)memrefCopy}};
-  const stc_rt_symbol *tables[4] = {NULL};
-  size_t sizes[4] = {0};
-  tables[0] = stc_rt_symbols(&sizes[0]);
-  if (g_openmp_on_first_call)
-    tables[1] = stc_rt__lazy_openmp_symbols(&sizes[1]);
-  if (g_default_libs_on_lookup) {
-    tables[2] = stc_runner_utils_symbols(&sizes[2]);
-    tables[3] = memref_copy;
-    sizes[3] = 1;
-  }
-  size_t num_symbols = sizes[0] + sizes[1] + sizes[2] + sizes[3];
-  LLVMOrcCSymbolMapPair *pairs = calloc(num_symbols, sizeof *pairs);
-  if (!pairs) {
-    stc_run_error("out of memory");
-    return false;
-  }
-  size_t at = 0;
-  for (size_t t = 0; t < 4; t++)
-    for (size_t i = 0; i < sizes[t]; i++)
-      pairs[at++] = (LLVMOrcCSymbolMapPair){
-          LLVMOrcLLJITMangleAndIntern(code->jit, tables[t][i].name),
-          {(LLVMOrcExecutorAddress)(uintptr_t)tables[t][i].address,
-           {LLVMJITSymbolGenericFlagsExported |
-                LLVMJITSymbolGenericFlagsCallable,
-            0}}};
-  err = LLVMOrcJITDylibDefine(dylib, LLVMOrcAbsoluteSymbols(pairs, num_symbols));
-  free(pairs);
-  if (!err && g_openmp_on_first_call)
-    LLVMOrcJITDylibAddGenerator(
-        dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
-                   load_libraries_on_lookup, &g_openmp_loader, NULL));
-  if (!err && g_default_libs_on_lookup)
-    LLVMOrcJITDylibAddGenerator(
-        dylib, LLVMOrcCreateCustomCAPIDefinitionGenerator(
-                   load_libraries_on_lookup, &g_default_libs_loader, NULL));
-  LLVMOrcDefinitionGeneratorRef generator = NULL;
-  if (!err)
-    err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
-        &generator, LLVMOrcLLJITGetGlobalPrefix(code->jit), NULL, NULL);
-  if (!err)
-    LLVMOrcJITDylibAddGenerator(dylib, generator);
-  for (size_t i = 0; !err && i < objects->count; i++) {
-    char name[48];
-    snprintf(name, sizeof name, "stc-run-object-%zu", i);
-    /* Not copied when aligned (a tuned module's objects are 100s of KB, a
-     * page fault per 4 KB): the caller keeps the bytes until unload. */
-    LLVMMemoryBufferRef buffer =
-        (uintptr_t)objects->data[i] % OBJECTS_ALIGN == 0
-            ? LLVMCreateMemoryBufferWithMemoryRange(objects->data[i],
-                                                    objects->size[i], name,
-                                                    false)
-            : LLVMCreateMemoryBufferWithMemoryRangeCopy(
-                  objects->data[i], objects->size[i], name);
-    err = LLVMOrcLLJITAddObjectFile(code->jit, dylib, buffer);
-  }
-  if (err) {
-    orc_error(err, "cannot create the execution engine");
-    return false;
-  }
-  return !lazy_units(lazy) || add_lazy_units(code, dylib);
-}
-
-/* ---- lazy variant units ----
- * Each unit's entries are defined in the JITDylib twice: under their own
- * names as lazy reexports (an indirect stub each, which the dispatch tables
- * of the eager objects point at; linking them compiles nothing), and under
- * STC_EMIT_LAZY_PREFIX + name by a materialization unit that compiles the
- * unit when one of them is first looked up: the stub's first call goes
- * through the lazy call-through manager, which looks the prefixed name up
- * (compiling and linking on the calling thread; ORC makes concurrent first
- * calls wait for one compile) and points the stub at it. */
-
 /* The call-through manager jumps here, with the variant's arguments, when
- * a unit could not be compiled or linked (the session's error reporter
- * printed why): the run cannot go on without the variant's result. */
+ * a lazy unit could not be compiled or linked (the JIT session printed
+ * why): the run cannot go on without the variant's result. */
 static void lazy_call_failed(void) {
   fflush(stdout);
   fputs("stc-run: error: a variant could not be compiled on its first call "
@@ -796,300 +651,60 @@ static void lazy_call_failed(void) {
   _exit(EXIT_FAILURE_RUN);
 }
 
-static void report_session_error(void *user, LLVMErrorRef err) {
-  (void)user;
-  char *message = LLVMGetErrorMessage(err);
-  stc_run_error("JIT session for '%s': %s", stc_run_input_name, message);
-  LLVMDisposeErrorMessage(message);
-}
-
-static void materialize_unit(void *user,
-                             LLVMOrcMaterializationResponsibilityRef mr) {
-  lazy_unit *unit = user;
-  loaded_code *code = unit->code;
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  const char *const *roots = NULL;
-  g_compiler->lazy_roots(code->lazy, unit->index, &roots);
-  char *data = NULL;
-  size_t size = 0;
-  stc_error err;
-  stc_error_clear(&err);
-  if (g_compiler->lazy_compile(code->lazy, unit->index, &data, &size, &err) !=
-      STC_OK) {
-    stc_run_error("cannot compile variant '%s' of '%s' on its first call: %s",
-                  roots[0], stc_run_input_name, err.message);
-    LLVMOrcMaterializationResponsibilityFailMaterialization(mr);
-    LLVMOrcDisposeMaterializationResponsibility(mr);
-    return;
+/* Links the objects with the JIT module: libstc_rt's symbols, the lazy
+ * OpenMP entry points and stc's runner utilities are absolute definitions
+ * (they take precedence, as with MLIR's ExecutionEngine); the libraries
+ * loaded on lookup come next, then the process. Resolves the entry and the
+ * constructor runner, which links the objects (so that start-up timing
+ * includes it). -1, or an exit code after saying why. */
+static int link_objects(const object_list *objects, const stc_emit_lazy *lazy,
+                        const run_options *options, loaded_code *code) {
+  memset(code, 0, sizeof *code);
+  if (!load_part(&g_jit_part))
+    return EXIT_FAILURE_RUN;
+  g_jit = (const stc_run_jit *)g_jit_part.table;
+  static const stc_rt_symbol memref_copy[] = {
+      {"memrefCopy", (void *)memrefCopy}};
+  stc_run_jit_request request = {
+      .input_name = stc_run_input_name,
+      .num_objects = objects->count,
+      .objects = objects->data,
+      .sizes = objects->size,
+      .lazy = lazy_units(lazy) ? lazy : NULL,
+      .compiler = g_compiler,
+      .compile_threads = options->compile_threads,
+      .call_failed = lazy_call_failed,
+      .set_explore_hook = stc_rt_set_explore_hook,
+  };
+  request.tables[request.num_tables] =
+      stc_rt_symbols(&request.table_sizes[request.num_tables]);
+  request.num_tables++;
+  stc_run_jit_loader loaders[2];
+  if (g_openmp_on_first_call) {
+    request.tables[request.num_tables] =
+        stc_rt__lazy_openmp_symbols(&request.table_sizes[request.num_tables]);
+    request.num_tables++;
+    loaders[request.num_loaders++] = (stc_run_jit_loader){
+        openmp_symbol, load_libraries_for_jit, &g_openmp_loader,
+        g_openmp_loader.what};
   }
-  char name[64];
-  snprintf(name, sizeof name, "stc-run-variant-%zu", unit->index);
-  LLVMMemoryBufferRef buffer =
-      LLVMCreateMemoryBufferWithMemoryRangeCopy(data, size, name);
-  free(data);
-  atomic_fetch_add(&code->units_compiled, 1);
-  atomic_fetch_add(&code->compile_ns,
-                   (uint_fast64_t)(stc_run_seconds_since(&t) * 1e9));
-  LLVMOrcObjectLayerEmit(LLVMOrcLLJITGetObjLinkingLayer(code->jit), mr,
-                         buffer);
-}
-
-static void discard_unit(void *user, LLVMOrcJITDylibRef dylib,
-                         LLVMOrcSymbolStringPoolEntryRef symbol) {
-  (void)user, (void)dylib, (void)symbol;
-}
-
-static void destroy_unit(void *user) { (void)user; }
-
-/* Compiles units[0..count) of a site, each on a thread of its own, at most
- * compile_threads at once: a lookup of a unit's prefixed entry compiles and
- * links it on the looking-up thread (ORC makes a concurrent first call
- * wait for that compile). A failure was reported by the session; the
- * variant's call then stops the run (lazy_call_failed). */
-typedef struct prepare_job {
-  loaded_code *code;
-  lazy_unit **units;
-  size_t count;
-  atomic_size_t next;
-} prepare_job;
-
-static void *prepare_worker(void *arg) {
-  prepare_job *job = arg;
-  for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->count;) {
-    const char *const *roots = NULL;
-    g_compiler->lazy_roots(job->code->lazy, job->units[i]->index, &roots);
-    size_t size = sizeof STC_EMIT_LAZY_PREFIX + strlen(roots[0]);
-    char *name = malloc(size);
-    if (!name)
-      continue; /* the call compiles it then */
-    snprintf(name, size, "%s%s", STC_EMIT_LAZY_PREFIX, roots[0]);
-    LLVMOrcExecutorAddress address = 0;
-    LLVMErrorRef err = LLVMOrcLLJITLookup(job->code->jit, &address, name);
-    if (err)
-      LLVMConsumeError(err); /* reported by the session */
-    free(name);
+  if (g_default_libs_on_lookup) {
+    request.tables[request.num_tables] =
+        stc_runner_utils_symbols(&request.table_sizes[request.num_tables]);
+    request.num_tables++;
+    request.tables[request.num_tables] = memref_copy;
+    request.table_sizes[request.num_tables++] = 1;
+    loaders[request.num_loaders++] = (stc_run_jit_loader){
+        not_in_process, load_libraries_for_jit, &g_default_libs_loader,
+        g_default_libs_loader.what};
   }
-  return NULL;
-}
-
-/* stc_rt_set_explore_hook: site is about to time its candidates, which
- * must not include their compile. */
-static void prepare_site(const stc_rt_site *site, void *user) {
-  loaded_code *code = user;
-  size_t count = lazy_units(code->lazy);
-  lazy_unit **units = calloc(site->num_variants ? site->num_variants : 1,
-                             sizeof *units);
-  if (!units)
-    return; /* each compiles on its first call */
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  prepare_job job = {.code = code, .units = units};
-  for (uint32_t v = 0; v < site->num_variants; v++)
-    for (size_t u = 0; u < count; u++)
-      if (site->variants[v].entry &&
-          (code->units[u].stubs[0] ==
-               (uint64_t)(uintptr_t)site->variants[v].entry ||
-           code->units[u].stubs[1] ==
-               (uint64_t)(uintptr_t)site->variants[v].entry)) {
-        if (!atomic_exchange(&code->units[u].prepared, true))
-          units[job.count++] = &code->units[u];
-        break;
-      }
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t threads = code->compile_threads > 0 ? (size_t)code->compile_threads
-                   : cpus < 1                ? 1
-                                             : (size_t)cpus;
-  if (threads > STC_EMIT_MAX_PARTITIONS)
-    threads = STC_EMIT_MAX_PARTITIONS;
-  if (threads > job.count)
-    threads = job.count;
-  pthread_t workers[STC_EMIT_MAX_PARTITIONS];
-  size_t started = 0;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, (size_t)64 << 20); /* LLVM recurses */
-  for (; started + 1 < threads; started++)
-    if (pthread_create(&workers[started], &attr, prepare_worker, &job) != 0)
-      break;
-  pthread_attr_destroy(&attr);
-  prepare_worker(&job); /* this thread works too */
-  for (size_t k = 0; k < started; k++)
-    pthread_join(workers[k], NULL);
-  free(units);
-  atomic_fetch_add(&code->units_prepared, job.count);
-  atomic_fetch_add(&code->prepare_ns,
-                   (uint_fast64_t)(stc_run_seconds_since(&t) * 1e9));
-}
-
-/* The stub addresses of the units' entries (the linked eager objects'
- * dispatch tables hold them), for prepare_site; then the hook. */
-static void lazy_units_ready(loaded_code *code) {
-  size_t count = lazy_units(code->lazy);
-  for (size_t u = 0; u < count; u++) {
-    const char *const *roots = NULL;
-    size_t n = g_compiler->lazy_roots(code->lazy, u, &roots);
-    for (size_t k = 0; k < n && k < 2; k++) {
-      LLVMOrcExecutorAddress address = 0;
-      LLVMErrorRef err = LLVMOrcLLJITLookup(code->jit, &address, roots[k]);
-      if (err)
-        LLVMConsumeError(err);
-      else
-        code->units[u].stubs[k] = address;
-    }
-  }
-  if (count)
-    stc_rt_set_explore_hook(prepare_site, code);
-}
-
-/* "__stc_lazy.<name>", interned; NULL without memory. */
-static LLVMOrcSymbolStringPoolEntryRef lazy_name(LLVMOrcLLJITRef jit,
-                                                const char *name) {
-  size_t size = sizeof STC_EMIT_LAZY_PREFIX + strlen(name);
-  char *prefixed = malloc(size);
-  if (!prefixed)
-    return NULL;
-  snprintf(prefixed, size, "%s%s", STC_EMIT_LAZY_PREFIX, name);
-  LLVMOrcSymbolStringPoolEntryRef entry =
-      LLVMOrcLLJITMangleAndIntern(jit, prefixed);
-  free(prefixed);
-  return entry;
-}
-
-static bool add_lazy_units(loaded_code *code, LLVMOrcJITDylibRef dylib) {
-  const char *triple = LLVMOrcLLJITGetTripleString(code->jit);
-  LLVMOrcExecutionSessionRef session =
-      LLVMOrcLLJITGetExecutionSession(code->jit);
-  LLVMOrcExecutionSessionSetErrorReporter(session, report_session_error,
-                                          NULL);
-  LLVMErrorRef err = LLVMOrcCreateLocalLazyCallThroughManager(
-      triple, session, (LLVMOrcJITTargetAddress)(uintptr_t)lazy_call_failed,
-      &code->lctm);
-  if (err) {
-    code->lctm = NULL;
-    orc_error(err, "cannot set up lazy compilation");
-    return false;
-  }
-  code->ism = LLVMOrcCreateLocalIndirectStubsManager(triple);
-  size_t count = lazy_units(code->lazy), num_roots = 0;
-  for (size_t u = 0; u < count; u++) {
-    const char *const *roots;
-    num_roots += g_compiler->lazy_roots(code->lazy, u, &roots);
-  }
-  code->units = calloc(count, sizeof *code->units);
-  LLVMOrcCSymbolAliasMapPairs aliases =
-      calloc(num_roots ? num_roots : 1, sizeof *aliases);
-  if (!code->ism || !code->units || !aliases) {
-    free(aliases);
-    stc_run_error("out of memory");
-    return false;
-  }
-  LLVMJITSymbolFlags flags = {
-      LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
-  size_t at = 0;
-  for (size_t u = 0; !err && u < count; u++) {
-    code->units[u] = (lazy_unit){.code = code, .index = u};
-    const char *const *roots;
-    size_t n = g_compiler->lazy_roots(code->lazy, u, &roots);
-    LLVMOrcCSymbolFlagsMapPairs symbols = calloc(n, sizeof *symbols);
-    if (!symbols) {
-      stc_run_error("out of memory");
-      free(aliases); /* the names interned so far stay in the pool */
-      return false;
-    }
-    for (size_t k = 0; k < n; k++) {
-      LLVMOrcSymbolStringPoolEntryRef impl = lazy_name(code->jit, roots[k]);
-      if (!impl) {
-        free(symbols);
-        free(aliases);
-        stc_run_error("out of memory");
-        return false;
-      }
-      LLVMOrcRetainSymbolStringPoolEntry(impl); /* one for each use */
-      symbols[k] = (LLVMOrcCSymbolFlagsMapPair){impl, flags};
-      aliases[at++] = (LLVMOrcCSymbolAliasMapPair){
-          LLVMOrcLLJITMangleAndIntern(code->jit, roots[k]), {impl, flags}};
-    }
-    char name[64];
-    snprintf(name, sizeof name, "stc-run-variant-%zu", u);
-    LLVMOrcMaterializationUnitRef unit = LLVMOrcCreateCustomMaterializationUnit(
-        name, &code->units[u], symbols, n, NULL, materialize_unit,
-        discard_unit, destroy_unit);
-    free(symbols);
-    err = LLVMOrcJITDylibDefine(dylib, unit);
-    if (err)
-      LLVMOrcDisposeMaterializationUnit(unit);
-  }
-  if (!err) {
-    LLVMOrcMaterializationUnitRef stubs =
-        LLVMOrcLazyReexports(code->lctm, code->ism, dylib, aliases, at);
-    err = LLVMOrcJITDylibDefine(dylib, stubs);
-    if (err)
-      LLVMOrcDisposeMaterializationUnit(stubs);
-  }
-  free(aliases);
-  if (err) {
-    orc_error(err, "cannot set up lazy compilation");
-    return false;
-  }
-  return true;
-}
-
-/* Runs the object's global destructors (when its constructors ran) and
- * frees the JIT. */
-static void unload(loaded_code *code) {
-  if (code->library) {
-    void *dtors = code->initialized
-                      ? dlsym(code->library, STC_EMIT_DTORS_SYMBOL)
-                      : NULL;
-    if (dtors)
-      ((void (*)(void))dtors)();
-    dlclose(code->library);
-    code->library = NULL;
-    return;
-  }
-  if (!code->jit) {
-    if (code->ism)
-      LLVMOrcDisposeIndirectStubsManager(code->ism);
-    if (code->lctm)
-      LLVMOrcDisposeLazyCallThroughManager(code->lctm);
-    free(code->units);
-    return;
-  }
-  if (code->lazy)
-    stc_rt_set_explore_hook(NULL, NULL);
-  if (code->initialized) {
-    uint64_t dtors = orc_lookup(code, STC_EMIT_DTORS_SYMBOL);
-    if (dtors)
-      ((void (*)(void))(uintptr_t)dtors)();
-  }
-  /* Before the JIT: the call-through manager holds names of the JIT's
-   * symbol pool. Nothing calls a stub any more. */
-  if (code->lctm)
-    LLVMOrcDisposeLazyCallThroughManager(code->lctm);
-  if (code->ism)
-    LLVMOrcDisposeIndirectStubsManager(code->ism);
-  code->ism = NULL;
-  code->lctm = NULL;
-  LLVMErrorRef err = LLVMOrcDisposeLLJIT(code->jit);
-  if (err)
-    LLVMConsumeError(err);
-  code->jit = NULL;
-  free(code->units);
-  code->units = NULL;
-}
-
-typedef union entry_result {
-  int32_t i32;
-  int64_t i64;
-  float f32;
-} entry_result;
-
-/* Resolves the entry and the constructor runner, which links the object
- * (so that start-up timing includes it). */
-static int resolve_entry(loaded_code *code, const run_options *options) {
-  code->entry = orc_lookup(code, options->entry);
-  code->ctors = code->entry ? orc_lookup(code, STC_EMIT_CTORS_SYMBOL) : 0;
+  request.loaders = loaders;
+  code->jit = g_jit->load(&request);
+  if (!code->jit)
+    return EXIT_FAILURE_RUN;
+  code->entry = g_jit->lookup(code->jit, options->entry);
+  code->ctors =
+      code->entry ? g_jit->lookup(code->jit, STC_EMIT_CTORS_SYMBOL) : 0;
   if (!code->entry || !code->ctors) {
     stc_run_error(
         "entry point '@%s' could not be compiled or resolved by the JIT "
@@ -1097,9 +712,33 @@ static int resolve_entry(loaded_code *code, const run_options *options) {
         options->entry);
     return EXIT_FAILURE_RUN;
   }
+  if (request.lazy)
+    g_jit->lazy_ready(code->jit);
   return -1;
 }
 
+/* Runs the module's global destructors (when its constructors ran) and
+ * unloads it. */
+static void unload(loaded_code *code) {
+  void *dtors = NULL;
+  if (code->library && code->initialized)
+    dtors = dlsym(code->library, STC_EMIT_DTORS_SYMBOL);
+  else if (code->jit && code->initialized)
+    dtors = (void *)(uintptr_t)g_jit->lookup(code->jit, STC_EMIT_DTORS_SYMBOL);
+  if (dtors)
+    ((void (*)(void))dtors)();
+  if (code->library)
+    dlclose(code->library);
+  if (code->jit)
+    g_jit->unload(code->jit);
+  memset(code, 0, sizeof *code);
+}
+
+typedef union entry_result {
+  int32_t i32;
+  int64_t i64;
+  float f32;
+} entry_result;
 /* ---- the module as a shared library ----
  * A cache entry may hold the module linked into a shared library
  * (object_merge.h: stc_run_link_library) instead of its objects: dlopen
@@ -1232,11 +871,11 @@ static bool object_key(const run_options *options, const char *text,
   stc_error err;
   stc_error_clear(&err);
   char *host = NULL;
-  if (stc_host_identity(&host, &err) != STC_OK)
+  if (stc_run_host_identity(&host, &err) != STC_OK)
     return false;
   char hex[65];
   stc_sha256_hex(text, length, hex);
-  buffer_printf(key, "stc-run object key 2\nstc %s pipeline %d\n", stc_version(),
+  buffer_printf(key, "stc-run object key 3\nstc %s pipeline %d\n", stc_version(),
                 STC_TUNE_PIPELINE_REVISION);
   buffer_append(key, host, strlen(host));
   free(host);
@@ -1390,11 +1029,11 @@ static bool meta_read(const char *data, size_t size, const char *entry,
 #define LIBRARY_MAGIC "stc-run library 1\n"
 
 static size_t objects_padding(size_t length) {
-  return (OBJECTS_ALIGN - length % OBJECTS_ALIGN) % OBJECTS_ALIGN;
+  return (STC_RUN_JIT_OBJECT_ALIGN - length % STC_RUN_JIT_OBJECT_ALIGN) % STC_RUN_JIT_OBJECT_ALIGN;
 }
 
 static void objects_pack(const object_list *objects, byte_buffer *out) {
-  static const char zeros[OBJECTS_ALIGN];
+  static const char zeros[STC_RUN_JIT_OBJECT_ALIGN];
   size_t start = out->size;
   size_t count = objects->library ? 1 : objects->count;
   const char *const *data = objects->library ? &objects->library
@@ -1752,11 +1391,11 @@ static void print_timing(const phase_times *times, const char *outcome) {
                  times->parse + times->pipeline + times->libs +
                  times->translate + times->codegen + times->store + times->load;
   fprintf(stderr,
-          "stc-run: timing: read %.3f s, key %.3f s, lookup %.3f s, compiler "
-          "%.3f s, parse %.3f s, pipeline %.3f s, libraries %.3f s, "
-          "translate+optimize %.3f s, codegen %.3f s, store %.3f s, "
-          "load+link %.3f s\n"
-          "stc-run: timing: compile %.3f s (everything before the entry "
+          "stc-run: timing: read %.6f s, key %.6f s, lookup %.6f s, compiler "
+          "%.6f s, parse %.6f s, pipeline %.6f s, libraries %.6f s, "
+          "translate+optimize %.6f s, codegen %.6f s, store %.6f s, "
+          "load+link %.6f s\n"
+          "stc-run: timing: compile %.6f s (everything before the entry "
           "runs), %d compile partition(s)%s\n",
           times->read, times->key, times->lookup, times->compiler, times->parse,
           times->pipeline, times->libs, times->translate, times->codegen,
@@ -1946,14 +1585,8 @@ static int run(const run_options *options) {
                 why);
       objects.library = NULL;
     }
-    if (!loaded.library) {
-      if (!load_objects(&objects, lazy, options->compile_threads, &loaded))
-        code = EXIT_FAILURE_RUN;
-      else
-        code = resolve_entry(&loaded, options);
-      if (code < 0 && loaded.lazy)
-        lazy_units_ready(&loaded);
-    }
+    if (!loaded.library)
+      code = link_objects(&objects, lazy, options, &loaded);
     times.load = stc_run_seconds_since(&t);
   }
   times.library = loaded.library != NULL;
@@ -1978,15 +1611,16 @@ static int run(const run_options *options) {
     code = EXIT_OK;
     print_result(options->result, &result);
     export_profile();
-    if (options->timing && loaded.lazy)
+    stc_run_jit_lazy_stats lazy_stats = {0};
+    if (options->timing && loaded.jit)
+      g_jit->lazy_stats(loaded.jit, &lazy_stats);
+    if (lazy_stats.units)
       fprintf(stderr,
               "stc-run: timing: lazy variants: %zu of %zu compiled after the "
               "start (%.3f s of compiling; %zu before their site explored, "
               "%.3f s wall)\n",
-              atomic_load(&loaded.units_compiled), times.lazy_units,
-              (double)atomic_load(&loaded.compile_ns) * 1e-9,
-              atomic_load(&loaded.units_prepared),
-              (double)atomic_load(&loaded.prepare_ns) * 1e-9);
+              lazy_stats.compiled, lazy_stats.units, lazy_stats.compile_s,
+              lazy_stats.prepared, lazy_stats.prepare_s);
   }
   /* A run that failed must not replace a good profile with an empty one. */
   if (code != EXIT_OK)

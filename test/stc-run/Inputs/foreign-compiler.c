@@ -4,7 +4,7 @@
 
 const stc_run_compiler *stc_run_compiler_table(void);
 const stc_run_compiler *stc_run_compiler_table(void) {
-  static const stc_run_compiler table = {.abi = STC_RUN_COMPILER_ABI + 1,
-                                         .version = "0.0.0-other"};
+  static const stc_run_compiler table = {
+      .header = {.abi = STC_RUN_COMPILER_ABI + 1, .version = "0.0.0-other"}};
   return &table;
 }
