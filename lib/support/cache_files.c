@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define STC_CACHE_TEMP_PREFIX "tmp."
@@ -88,6 +89,26 @@ static int stc_cache_read_all(int fd, char *buffer, size_t size,
   return 0;
 }
 
+/* A big read's buffer is fresh memory (malloc maps it), whose every page
+ * faults on first touch: 50 traps for a 200 KB object-cache entry, ~40 us
+ * of a 3 ms warm start in a VM. One madvise maps them all at once where
+ * the kernel can (5.14+); elsewhere the read faults them in as before. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+enum { CACHE_POPULATE_MIN = 64 * 1024 };
+
+static void populate(char *buffer, size_t size) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (size < CACHE_POPULATE_MIN || page <= 0)
+    return;
+  uintptr_t first = ((uintptr_t)buffer + (uintptr_t)page - 1) &
+                    ~((uintptr_t)page - 1);
+  uintptr_t end = ((uintptr_t)buffer + size) & ~((uintptr_t)page - 1);
+  if (end > first)
+    (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
+}
+
 char *stc__cache_files_read(const stc__cache_files *files, const char *name,
                             uint64_t max_size, size_t *size,
                             stc__cache_file_check *check) {
@@ -132,6 +153,7 @@ char *stc__cache_files_read(const stc__cache_files *files, const char *name,
     check->status = STC_ERR_NOMEM;
     check->problem = "out of memory";
   } else {
+    populate(data, (size_t)check->stat.st_size + 1);
     int error = stc_cache_read_all(fd, data, (size_t)check->stat.st_size,
                                    size);
     if (error) {

@@ -263,10 +263,12 @@ stc_status stc_run_link_library(const char *linker, const char *object,
                                 const char *const *wrapped, size_t num_wrapped,
                                 char **out, size_t *out_size, stc_error *err) {
   /* -Bsymbolic: the module's references to its own functions bind to them,
-   * not to a same-named symbol stc-run exports. */
+   * not to a same-named symbol stc-run exports. --strip-debug: the runner
+   * utilities' debug information (31 KB a library, read, checked and
+   * copied on every start; the symbol table stays, for profilers). */
   const char *flags[MERGE_MAX_FLAGS] = {"-shared", "-Bsymbolic", "-z",
-                                        "noexecstack"};
-  size_t num_flags = 4;
+                                        "noexecstack", "--strip-debug"};
+  size_t num_flags = 5;
   char wraps[MERGE_MAX_FLAGS][128];
   for (size_t i = 0; i < num_wrapped; i++) {
     if (num_flags == MERGE_MAX_FLAGS ||
