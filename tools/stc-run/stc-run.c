@@ -1605,12 +1605,16 @@ static int run(const run_options *options) {
   if (options->timing)
     print_timing(&times, use.outcome);
   cache_end(&use);
+  double run_s = -1;
   if (code < 0) {
     entry_result result = {.i64 = 0};
+    clock_gettime(CLOCK_MONOTONIC, &t);
     call_entry(&loaded, options, &result);
+    run_s = stc_run_seconds_since(&t);
     code = EXIT_OK;
     print_result(options->result, &result);
     export_profile();
+
     stc_run_jit_lazy_stats lazy_stats = {0};
     if (options->timing && loaded.jit)
       g_jit->lazy_stats(loaded.jit, &lazy_stats);
@@ -1626,6 +1630,14 @@ static int run(const run_options *options) {
   if (code != EXIT_OK)
     stc_rt_set_profile_out(NULL);
   unload(&loaded);
+  /* Last, after what the destructors print. */
+  if (options->timing && run_s >= 0) {
+    fflush(stdout);
+    fprintf(stderr,
+            "stc-run: timing: run %.6f s (the module's constructors and "
+            "entry)\n",
+            run_s);
+  }
   /* The linked objects' bytes (load_objects does not copy them). */
   if (hit)
     stc_object_entry_clear(&entry);
