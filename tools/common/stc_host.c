@@ -1,20 +1,17 @@
 /* stc_host.c - the host machine, detected once per process (stc_host.h).
- * In: nothing (LLVM's host detection). Out: target machines and the host's
- * identity text. */
+ * In: nothing (LLVM's host detection). Out: target machines. */
 #include "stc_host.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* LLVM's CPU name and feature detection runs dozens of CPUID instructions,
- * each a trap to the hypervisor in a VM (~7 us), 0.2-0.3 ms a time; it was
- * asked for the object cache's key, by LLJIT's detectHost and again for
- * every partition and lazy unit compiled. Never freed (process lifetime). */
+ * each a trap to the hypervisor in a VM (~9 us), 0.2-0.3 ms a time; it was
+ * asked for every partition and lazy unit compiled (the object cache's key
+ * reads CPUID itself: tools/stc-run/host_identity.h; the JIT's machine
+ * needs no CPU). Never freed (process lifetime). */
 static struct {
   char *triple, *cpu, *features;
 } g_host;

@@ -53,7 +53,6 @@
 #include <linux/memfd.h>
 #include <sys/syscall.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
