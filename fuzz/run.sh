@@ -66,7 +66,7 @@ for component in $components; do
   mlir_capi+=("$mlir/libMLIRCAPI$component.a")
 done
 compiler_flags=(-Itools/stc-opt -Itools/common -Ipasses -isystem /usr/lib/llvm-22/include)
-compiler_libs=("$stc_build/lib/libstc_tool_support.a" "$stc_build/lib/libstc_tool_base.a"
+compiler_libs=("$stc_build/lib/libstc_tool_support.a" "$stc_build/lib/libstc_tool_base.a" "$stc_build/lib/libstc_host.a"
                "$stc_build/lib/libstc_passes.a" "$stc_build/lib/libstc_core.a" -Wl,--start-group "${mlir_capi[@]}" -Wl,--end-group
                "$mlir/libMLIR.so" "$mlir/libLLVM.so" -lstdc++ -Wl,-rpath,"$mlir")
 # "core" and any more files built with it; else stc-opt's files (below).

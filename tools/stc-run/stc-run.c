@@ -49,6 +49,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <linux/memfd.h>
 #include <sys/syscall.h>
@@ -910,17 +911,26 @@ static bool meta_word(meta_reader *r, const char *word) {
   return true;
 }
 
+/* A decimal number as the compiler writes it ("-"? digits, no spaces),
+ * then stop. By hand: strtoll (locale, whitespace, errno) on the hundreds
+ * of numbers of a tuned module's metadata was ~30 us of a 3 ms start. */
 static long long meta_number(meta_reader *r, char stop) {
   if (r->bad)
     return 0;
-  char *after = NULL;
-  errno = 0;
-  long long value = strtoll(r->at, &after, 10);
-  if (errno || after == r->at || after >= r->end || *after != stop)
-    r->bad = true;
-  else
-    r->at = after + 1;
-  return value;
+  const char *at = r->at;
+  bool negative = at < r->end && *at == '-';
+  at += negative;
+  unsigned long long value = 0;
+  const char *digits = at;
+  for (; at < r->end && *at >= '0' && *at <= '9'; at++) {
+    if (value > (ULLONG_MAX - 9) / 10 || at - digits >= 19)
+      return r->bad = true, 0; /* more than long long holds */
+    value = value * 10 + (unsigned)(*at - '0');
+  }
+  if (at == digits || at >= r->end || *at != stop || value > LLONG_MAX)
+    return r->bad = true, 0;
+  r->at = at + 1;
+  return negative ? -(long long)value : (long long)value;
 }
 
 /* "<n>:<bytes>" (returned, length in *length) or "-" (NULL). */
