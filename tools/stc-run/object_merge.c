@@ -161,14 +161,17 @@ static int run_linker(char *const *argv, const char *log) {
 /* Links count objects with flags (at most MERGE_MAX_FLAGS) into one file
  * of ELF type e_type (partition 0's class, byte order and machine). */
 #define MERGE_MAX_FLAGS 24
+#define MERGE_MAX_ARCHIVES 4
 static stc_status link_objects(const char *linker, const char *const *flags,
                                size_t num_flags, unsigned e_type,
                                const char *const *data, const size_t *size,
-                               size_t count, const char *archive, char **out,
+                               size_t count, const char *const *archives,
+                               size_t num_archives, char **out,
                                size_t *out_size, stc_error *err) {
   *out = NULL;
   *out_size = 0;
-  if (count < 1 || count + 2 > MERGE_MAX_FILES || num_flags > MERGE_MAX_FLAGS) {
+  if (count < 1 || count + 2 > MERGE_MAX_FILES || num_flags > MERGE_MAX_FLAGS ||
+      num_archives > MERGE_MAX_ARCHIVES) {
     stc_error_set(err, NULL, 0, 0, "cannot link %zu objects", count);
     return STC_ERR_INVALID;
   }
@@ -198,7 +201,7 @@ static stc_status link_objects(const char *linker, const char *const *flags,
   snprintf(files[output], sizeof files[output], "%s/out", dir);
   snprintf(files[log], sizeof files[log], "%s/linker.txt", dir);
   if (status == STC_OK) {
-    char *argv[MERGE_MAX_FILES + MERGE_MAX_FLAGS + 4];
+    char *argv[MERGE_MAX_FILES + MERGE_MAX_FLAGS + MERGE_MAX_ARCHIVES + 4];
     size_t argc = 0;
     argv[argc++] = (char *)linker;
     for (size_t i = 0; i < num_flags; i++)
@@ -207,8 +210,8 @@ static stc_status link_objects(const char *linker, const char *const *flags,
     argv[argc++] = files[output];
     for (size_t i = 0; i < count; i++)
       argv[argc++] = files[i];
-    if (archive)
-      argv[argc++] = (char *)archive;
+    for (size_t i = 0; i < num_archives; i++)
+      argv[argc++] = (char *)archives[i];
     argv[argc] = NULL;
     int exit_status = run_linker(argv, files[log]);
     if (exit_status != 0) {
@@ -255,11 +258,12 @@ stc_status stc_run_merge_objects(const char *linker, const char *const *data,
     return STC_ERR_INVALID;
   }
   return link_objects(linker, flags, 1, ELF_TYPE_REL, data, size, count, NULL,
-                      out, out_size, err);
+                      0, out, out_size, err);
 }
 
 stc_status stc_run_link_library(const char *linker, const char *object,
-                                size_t size, const char *archive,
+                                size_t size, const char *const *archives,
+                                size_t num_archives,
                                 const char *const *wrapped, size_t num_wrapped,
                                 char **out, size_t *out_size, stc_error *err) {
   /* -Bsymbolic: the module's references to its own functions bind to them,
@@ -280,5 +284,5 @@ stc_status stc_run_link_library(const char *linker, const char *object,
     flags[num_flags++] = wraps[i];
   }
   return link_objects(linker, flags, num_flags, ELF_TYPE_DYN, &object, &size,
-                      1, archive, out, out_size, err);
+                      1, archives, num_archives, out, out_size, err);
 }

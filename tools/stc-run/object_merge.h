@@ -35,15 +35,18 @@ stc_status stc_run_merge_objects(const char *linker, const char *const *data,
                                  const size_t *size, size_t count, char **out,
                                  size_t *out_size, stc_error *err);
 
-/* Links one relocatable object and what it needs of archive (a static
- * library's path, or NULL: stc's runner utilities, which then belong to
- * the library) into a shared library (-shared, -Bsymbolic; each of
+/* Links one relocatable object and what it needs of archives[0..
+ * num_archives) (static libraries' paths, in order: stc's runner
+ * utilities, which then belong to the library, and libgcc's builtins, which
+ * a process without libLLVM has not loaded) into a shared library
+ * (-shared, -Bsymbolic; each of
  * wrapped[0..num_wrapped) as `--wrap=<name>`, so that the library calls
  * __wrap_<name> instead: stc-run's lazy libomp entry points), which a later
  * start dlopens instead of linking the object with ORC. Same contract as
  * stc_run_merge_objects. */
 stc_status stc_run_link_library(const char *linker, const char *object,
-                                size_t size, const char *archive,
+                                size_t size, const char *const *archives,
+                                size_t num_archives,
                                 const char *const *wrapped, size_t num_wrapped,
                                 char **out, size_t *out_size, stc_error *err);
 

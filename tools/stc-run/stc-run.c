@@ -1367,14 +1367,23 @@ static void link_library(const char *linker, object_list *objects,
     count = 0; /* cannot happen: nine entry points */
   for (size_t i = 0; i < count; i++)
     wrapped[i] = openmp[i].name;
-  const char *archive = runner_utils_archive();
-  if (!archive)
+  const char *archives[2] = {runner_utils_archive(), NULL};
+  if (!archives[0])
     return; /* the library would have no printers: the JIT links the object */
+  size_t num_archives = 1;
+#ifdef STC_RUN_LIBGCC
+  /* The compiler's builtins (__divti3, __truncsfhf2, ...), which LLVM's
+   * code calls: in the library, since the process (no libLLVM, so no
+   * libgcc_s) may not define them. */
+  if (access(STC_RUN_LIBGCC, R_OK) == 0)
+    archives[num_archives++] = STC_RUN_LIBGCC;
+#endif
   size_t size = 0;
   stc_error err;
   stc_error_clear(&err);
-  if (stc_run_link_library(linker, objects->data[0], objects->size[0], archive,
-                           wrapped, count, library, &size, &err) != STC_OK) {
+  if (stc_run_link_library(linker, objects->data[0], objects->size[0],
+                           archives, num_archives, wrapped, count, library,
+                           &size, &err) != STC_OK) {
     cache_warning("cannot link the module into a shared library: %s; "
                   "storing its object (STC_RUN_LINKER=none stops trying)",
                   err.message);
