@@ -32,8 +32,12 @@ typedef struct leaf_bits {
  * check that both give the same key). */
 static bool glibc_leaf(uint32_t leaf, uint32_t subleaf, uint32_t r[4]) {
 #ifdef HAVE_GLIBC_CPUID
-  const char *setting = getenv("STC_RUN_HOST_CPUID");
-  if (setting && strcmp(setting, "direct") == 0)
+  static int direct = -1; /* the setting, read once */
+  if (direct < 0) {
+    const char *setting = getenv("STC_RUN_HOST_CPUID");
+    direct = setting && strcmp(setting, "direct") == 0;
+  }
+  if (direct)
     return false;
   static const struct {
     uint32_t leaf, subleaf;

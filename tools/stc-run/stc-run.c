@@ -1521,8 +1521,7 @@ static int run(const run_options *options) {
    * into a shared library when stc's runner utilities are the default
    * libraries (the library calls their names). */
   bool lazy_variants = lazy_variants_wanted(&use);
-  const char *linker =
-      use.cache && !lazy_variants ? stc_run_object_linker() : NULL;
+  const char *linker = NULL; /* found on a miss only */
   char *merged = NULL, *library = NULL;
   if (hit) {
     code = stc_run_check_entry_facts(&facts.entry, options->entry,
@@ -1558,6 +1557,8 @@ static int run(const run_options *options) {
   }
   if (!hit) {
     clock_gettime(CLOCK_MONOTONIC, &t);
+    if (use.cache && !lazy_variants)
+      linker = stc_run_object_linker();
     if (!nesting_ok(text, length, stc_run_input_name, max_nesting))
       code = EXIT_INPUT;
     else if (!load_compiler())
